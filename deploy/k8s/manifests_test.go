@@ -1,0 +1,264 @@
+// Package k8s_test renders the kustomizations under deploy/k8s in-process (the
+// same library `kubectl apply -k` uses) and checks what a cluster operator
+// relies on: probes, requests and limits, the restricted security context,
+// Services that reach every named port, and the MongoDB replica set.
+package k8s_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+const (
+	namespace = "custody-suite"
+	partOf    = "custody-suite"
+	// serviceUID is distroless's "nonroot" user; mongoUID is the mongo image's
+	// "mongodb" user.
+	serviceUID = 65532
+	mongoUID   = 999
+)
+
+// wantDeployments are the six binaries of the suite, one Deployment each.
+var wantDeployments = []string{"compliance", "custody", "gateway", "interchange", "servicedesk", "trading"}
+
+// rendered holds the output of one kustomization, decoded strictly into the
+// Kubernetes API types.
+type rendered struct {
+	namespaces   []corev1.Namespace
+	configMaps   []corev1.ConfigMap
+	secrets      []corev1.Secret
+	services     []corev1.Service
+	deployments  []appsv1.Deployment
+	statefulSets []appsv1.StatefulSet
+	jobs         []batchv1.Job
+	disruption   []policyv1.PodDisruptionBudget
+	netPolicies  []networkingv1.NetworkPolicy
+}
+
+func TestManifests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		give         string
+		wantReplicas int32
+	}{
+		{give: "base", wantReplicas: 2},
+		{give: "overlays/local", wantReplicas: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			t.Parallel()
+			r := render(t, tt.give)
+			t.Run("inventory", func(t *testing.T) { checkInventory(t, r) })
+			t.Run("principal keypair", func(t *testing.T) { checkKeypair(t, r) })
+			for _, d := range r.deployments {
+				t.Run("Deployment/"+d.Name, func(t *testing.T) { checkDeployment(t, r, d, tt.wantReplicas) })
+			}
+			for _, s := range r.statefulSets {
+				t.Run("StatefulSet/"+s.Name, func(t *testing.T) { checkStatefulSet(t, r, s) })
+			}
+			for _, j := range r.jobs {
+				t.Run("Job/"+j.Name, func(t *testing.T) {
+					checkPod(t, "Job "+j.Name, j.Spec.Template.Spec, mongoUID, false)
+					checkReferences(t, r, "Job "+j.Name, j.Spec.Template.Spec)
+				})
+			}
+		})
+	}
+}
+
+// render runs kustomize on dir (relative to this folder) and decodes every
+// object, rejecting fields the API types do not know (a misspelt
+// "readinesProbe" fails here instead of being dropped by the API server).
+func render(t *testing.T, dir string) rendered {
+	t.Helper()
+	kustomizer := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	resMap, err := kustomizer.Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	var r rendered
+	for _, res := range resMap.Resources() {
+		data, err := res.MarshalJSON()
+		if err != nil {
+			t.Fatalf("%s %s: encode: %v", res.GetKind(), res.GetName(), err)
+		}
+		if err := r.add(res.GetKind(), data); err != nil {
+			t.Fatalf("%s %s: %v", res.GetKind(), res.GetName(), err)
+		}
+	}
+	return r
+}
+
+func (r *rendered) add(kind string, data []byte) error {
+	switch kind {
+	case "Namespace":
+		return decodeInto(data, &r.namespaces)
+	case "ConfigMap":
+		return decodeInto(data, &r.configMaps)
+	case "Secret":
+		return decodeInto(data, &r.secrets)
+	case "Service":
+		return decodeInto(data, &r.services)
+	case "Deployment":
+		return decodeInto(data, &r.deployments)
+	case "StatefulSet":
+		return decodeInto(data, &r.statefulSets)
+	case "Job":
+		return decodeInto(data, &r.jobs)
+	case "PodDisruptionBudget":
+		return decodeInto(data, &r.disruption)
+	case "NetworkPolicy":
+		return decodeInto(data, &r.netPolicies)
+	}
+	return fmt.Errorf("kind %s is not checked by this test: teach rendered.add about it", kind)
+}
+
+func decodeInto[T any](data []byte, list *[]T) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var obj T
+	if err := dec.Decode(&obj); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	*list = append(*list, obj)
+	return nil
+}
+
+// checkInventory asserts the set of workloads and that everything lands in
+// the suite's namespace, which enforces the restricted Pod Security profile.
+func checkInventory(t *testing.T, r rendered) {
+	var names []string
+	for _, d := range r.deployments {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff(wantDeployments, names); diff != "" {
+		t.Errorf("Deployments mismatch (-want +got):\n%s", diff)
+	}
+	if len(r.namespaces) != 1 || r.namespaces[0].Name != namespace {
+		t.Fatalf("want exactly the Namespace %s, got %d namespaces", namespace, len(r.namespaces))
+	}
+	if got := r.namespaces[0].Labels["pod-security.kubernetes.io/enforce"]; got != "restricted" {
+		t.Errorf("Namespace %s: pod-security enforce = %q, want restricted", namespace, got)
+	}
+	for _, obj := range r.namespacedObjects() {
+		if obj.namespace != namespace {
+			t.Errorf("%s %s: namespace %q, want %q", obj.kind, obj.name, obj.namespace, namespace)
+		}
+	}
+}
+
+type objectRef struct {
+	kind, name, namespace string
+}
+
+func (r rendered) namespacedObjects() []objectRef {
+	var refs []objectRef
+	for _, o := range r.configMaps {
+		refs = append(refs, objectRef{"ConfigMap", o.Name, o.Namespace})
+	}
+	for _, o := range r.secrets {
+		refs = append(refs, objectRef{"Secret", o.Name, o.Namespace})
+	}
+	for _, o := range r.services {
+		refs = append(refs, objectRef{"Service", o.Name, o.Namespace})
+	}
+	for _, o := range r.deployments {
+		refs = append(refs, objectRef{"Deployment", o.Name, o.Namespace})
+	}
+	for _, o := range r.statefulSets {
+		refs = append(refs, objectRef{"StatefulSet", o.Name, o.Namespace})
+	}
+	for _, o := range r.jobs {
+		refs = append(refs, objectRef{"Job", o.Name, o.Namespace})
+	}
+	for _, o := range r.disruption {
+		refs = append(refs, objectRef{"PodDisruptionBudget", o.Name, o.Namespace})
+	}
+	for _, o := range r.netPolicies {
+		refs = append(refs, objectRef{"NetworkPolicy", o.Name, o.Namespace})
+	}
+	return refs
+}
+
+func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas int32) {
+	owner := "Deployment " + d.Name
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != wantReplicas {
+		t.Errorf("%s: replicas = %v, want %d", owner, deref(d.Spec.Replicas), wantReplicas)
+	}
+	checkLabels(t, owner, d.Name, d.Labels, d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+	spec := d.Spec.Template.Spec
+	checkPod(t, owner, spec, serviceUID, true)
+	checkReferences(t, r, owner, spec)
+	checkExposed(t, owner, selecting(r.services, d.Spec.Template.Labels), spec.Containers)
+	app := spec.Containers[0]
+	if want := "custody-suite/" + d.Name + ":dev"; app.Image != want {
+		t.Errorf("%s: image %q, want %q", owner, app.Image, want)
+	}
+	if got := envValue(app, "MONGODB_DATABASE"); got != d.Name {
+		t.Errorf("%s: MONGODB_DATABASE = %q, want %q (each service owns its database)", owner, got, d.Name)
+	}
+}
+
+func checkStatefulSet(t *testing.T, r rendered, s appsv1.StatefulSet) {
+	owner := "StatefulSet " + s.Name
+	if s.Spec.Replicas == nil || *s.Spec.Replicas != 3 {
+		t.Errorf("%s: replicas = %v, want 3 (replica set members)", owner, deref(s.Spec.Replicas))
+	}
+	checkLabels(t, owner, s.Name, s.Labels, s.Spec.Selector.MatchLabels, s.Spec.Template.Labels)
+	spec := s.Spec.Template.Spec
+	var claims []string
+	for _, c := range s.Spec.VolumeClaimTemplates {
+		claims = append(claims, c.Name)
+	}
+	if len(claims) == 0 {
+		t.Errorf("%s: no volumeClaimTemplates: data would not survive a restart", owner)
+	}
+	checkPod(t, owner, spec, mongoUID, true, claims...)
+	checkReferences(t, r, owner, spec)
+	i := slices.IndexFunc(r.services, func(svc corev1.Service) bool { return svc.Name == s.Spec.ServiceName })
+	if i < 0 {
+		t.Fatalf("%s: serviceName %q: no such Service", owner, s.Spec.ServiceName)
+	}
+	headless := r.services[i]
+	if headless.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("%s: Service %s has clusterIP %q, want None (headless)", owner, headless.Name, headless.Spec.ClusterIP)
+	}
+	if !subset(headless.Spec.Selector, s.Spec.Template.Labels) {
+		t.Errorf("%s: Service %s selector %v does not select pod labels %v", owner, headless.Name, headless.Spec.Selector, s.Spec.Template.Labels)
+	}
+	checkExposed(t, owner, []corev1.Service{headless}, spec.Containers)
+}
+
+// checkLabels asserts the recommended labels on the object and its pods, and
+// that the selector selects the pods.
+func checkLabels(t *testing.T, owner, name string, labels, selector, podLabels map[string]string) {
+	want := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": partOf}
+	for what, got := range map[string]map[string]string{"labels": labels, "pod template labels": podLabels} {
+		if !subset(want, got) {
+			t.Errorf("%s: %s %v, want them to include %v", owner, what, got, want)
+		}
+	}
+	if len(selector) == 0 || !subset(selector, podLabels) {
+		t.Errorf("%s: selector %v does not select pod template labels %v", owner, selector, podLabels)
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return "unset"
+	}
+	return *p
+}

@@ -1,0 +1,35 @@
+// Package app wires the compliance service.
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
+	"github.com/zcustody/suite/services/compliance/server"
+	"github.com/zcustody/suite/services/compliance/store"
+	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/config"
+)
+
+// Name is the service's name: its database, log tag and health entry.
+const Name = "compliance"
+
+// Config is the compliance service's configuration.
+type Config struct {
+	config.Common
+}
+
+// Run starts the compliance service and serves until ctx ends.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	if err != nil {
+		return err
+	}
+	st := store.New(deps.DB)
+	if err := st.EnsureIndexes(ctx); err != nil {
+		return err
+	}
+	compliancev1.RegisterComplianceServiceServer(deps.Server.GRPC, server.New(st))
+	return deps.Run(ctx)
+}

@@ -1,0 +1,71 @@
+// Package server is the compliance service's gRPC edge.
+package server
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"time"
+
+	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
+	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Registry is what the handlers need from the store.
+type Registry interface {
+	VASP(ctx context.Context, id string) (compliance.VASP, error)
+	SetActivation(ctx context.Context, companyID, vaspID string, active bool, by string) (compliance.Activation, error)
+}
+
+// Server implements compliancev1.ComplianceServiceServer.
+type Server struct {
+	compliancev1.UnimplementedComplianceServiceServer
+	registry Registry
+}
+
+var _ compliancev1.ComplianceServiceServer = (*Server)(nil)
+
+// New returns the server.
+func New(registry Registry) *Server { return &Server{registry: registry} }
+
+// SetVaspActivation serves endpoint 15: a company switches a VASP on or off for itself.
+func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVaspActivationRequest) (*compliancev1.SetVaspActivationResponse, error) {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.CompanyID == "" {
+		return nil, apperr.Forbidden("this operation needs a company caller")
+	}
+	if p.Kind == principal.KindUser && !p.HasRole(principal.RoleMaker) && !p.HasRole(principal.RoleChecker) {
+		return nil, apperr.Forbidden("a VIEWER cannot change a VASP")
+	}
+	if req.GetVaspId() == "" {
+		return nil, apperr.Missing("vasp-id")
+	}
+	valid, err := compliance.ParseValid(req.GetValid())
+	if err != nil {
+		return nil, err
+	}
+	vasp, err := s.registry.VASP(ctx, req.GetVaspId())
+	if errors.Is(err, apperr.ErrNotFound) || (err == nil && !vasp.VisibleTo(p.CompanyID)) {
+		return nil, apperr.NotFound("vasp-id", req.GetVaspId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if valid && !vasp.Active {
+		return nil, &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeDeactivated, Field: "vasp-id",
+			Message: "VASP " + vasp.ID + " is deactivated by the operator and cannot be activated"}
+	}
+	by := p.UserEmail
+	if by == "" {
+		by = p.CompanyID
+	}
+	act, err := s.registry.SetActivation(ctx, p.CompanyID, vasp.ID, valid, by)
+	if err != nil {
+		return nil, err
+	}
+	return &compliancev1.SetVaspActivationResponse{VaspId: vasp.ID, VaspName: vasp.Name, Valid: act.Active,
+		UpdatedAt: act.UpdatedAt.UTC().Format(time.RFC3339Nano)}, nil
+}

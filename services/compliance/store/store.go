@@ -1,0 +1,117 @@
+// Package store is the compliance service's MongoDB repository.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/apperr"
+)
+
+const (
+	colVASPs       = "vasps"
+	colActivations = "vasp_activations"
+)
+
+// Store reads and writes the compliance collections.
+type Store struct {
+	db  *mongo.Database
+	now func() time.Time
+}
+
+// New returns a store on db.
+func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
+
+// EnsureIndexes creates the indexes the queries rely on.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	model := mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "vaspId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_vasp")}
+	if _, err := s.db.Collection(colActivations).Indexes().CreateOne(ctx, model); err != nil {
+		return fmt.Errorf("create index %s.company_vasp: %w", colActivations, err)
+	}
+	return nil
+}
+
+type vaspDoc struct {
+	ID                  string   `bson:"_id"`
+	Name                string   `bson:"name"`
+	TravelRuleMethod    string   `bson:"travelRuleMethod"`
+	Country             string   `bson:"country"`
+	Active              bool     `bson:"active"`
+	RestrictedCompanies []string `bson:"restrictedCompanies"`
+}
+
+type changeDoc struct {
+	Active bool      `bson:"active"`
+	At     time.Time `bson:"at"`
+	By     string    `bson:"by"`
+}
+
+type activationDoc struct {
+	ID        string      `bson:"_id"` // companyId:vaspId
+	CompanyID string      `bson:"companyId"`
+	VASPID    string      `bson:"vaspId"`
+	Active    bool        `bson:"active"`
+	Version   int64       `bson:"version"`
+	UpdatedAt time.Time   `bson:"updatedAt"`
+	UpdatedBy string      `bson:"updatedBy"`
+	History   []changeDoc `bson:"history"`
+}
+
+// PutVASP creates or replaces a registry entry.
+func (s *Store) PutVASP(ctx context.Context, v compliance.VASP) error {
+	doc := vaspDoc(v)
+	if doc.RestrictedCompanies == nil {
+		doc.RestrictedCompanies = []string{}
+	}
+	if _, err := s.db.Collection(colVASPs).ReplaceOne(ctx, bson.D{{Key: "_id", Value: v.ID}}, doc, options.Replace().SetUpsert(true)); err != nil {
+		return fmt.Errorf("put vasp %s: %w", v.ID, err)
+	}
+	return nil
+}
+
+// VASP returns a registry entry, or apperr.ErrNotFound.
+func (s *Store) VASP(ctx context.Context, id string) (compliance.VASP, error) {
+	var doc vaspDoc
+	err := s.db.Collection(colVASPs).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return compliance.VASP{}, fmt.Errorf("vasp %s: %w", id, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return compliance.VASP{}, fmt.Errorf("find vasp %s: %w", id, err)
+	}
+	return compliance.VASP(doc), nil
+}
+
+// SetActivation records a company's activation choice in one atomic upsert; a change of
+// state is appended to the document's history, a repeat of the same state is not.
+func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, active bool, by string) (compliance.Activation, error) {
+	id := companyID + ":" + vaspID
+	now := s.now().UTC()
+	change := changeDoc{Active: active, At: now, By: by}
+	// Only documents whose state differs are updated; an unchanged state is read back as is.
+	filter := bson.D{{Key: "_id", Value: id}, {Key: "active", Value: bson.D{{Key: "$ne", Value: active}}}}
+	update := bson.D{
+		{Key: "$set", Value: bson.D{{Key: "active", Value: active}, {Key: "updatedAt", Value: now}, {Key: "updatedBy", Value: by}, {Key: "companyId", Value: companyID}, {Key: "vaspId", Value: vaspID}}},
+		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+		{Key: "$push", Value: bson.D{{Key: "history", Value: change}}},
+	}
+	col := s.db.Collection(colActivations)
+	var doc activationDoc
+	err := col.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&doc)
+	if mongo.IsDuplicateKeyError(err) {
+		// The document exists and is already in the asked state (or a racing call set it).
+		err = col.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+	}
+	if err != nil {
+		return compliance.Activation{}, fmt.Errorf("set activation %s: %w", id, err)
+	}
+	return compliance.Activation{VASPID: doc.VASPID, CompanyID: doc.CompanyID, Active: doc.Active,
+		Version: doc.Version, UpdatedAt: doc.UpdatedAt, UpdatedBy: doc.UpdatedBy}, nil
+}

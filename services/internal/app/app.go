@@ -1,0 +1,56 @@
+// Package app holds the start-up every service shares: connect the database, build the gRPC
+// server with its interceptors, and run until the context ends.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/internal/grpcserver"
+	"github.com/zcustody/suite/services/internal/mongodb"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Deps is what a service's wiring needs.
+type Deps struct {
+	Logger *slog.Logger
+	Client *mongo.Client
+	DB     *mongo.Database
+	Server *grpcserver.Server
+	cfg    config.Common
+}
+
+// Setup validates cfg, connects the database and builds the gRPC server.
+func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.Logger) (*Deps, error) {
+	if err := cfg.Validate(service); err != nil {
+		return nil, err
+	}
+	issuers, err := cfg.TrustedIssuers()
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongodb.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	srv := grpcserver.New(logger, principal.NewVerifier(issuers))
+	return &Deps{Logger: logger, Client: client, DB: client.Database(cfg.Database), Server: srv, cfg: cfg}, nil
+}
+
+// Run serves until ctx ends, then closes the database connection.
+func (d *Deps) Run(ctx context.Context) error {
+	defer func() {
+		if err := d.Client.Disconnect(context.WithoutCancel(ctx)); err != nil {
+			d.Logger.Warn("disconnect mongodb", "error", err.Error())
+		}
+	}()
+	ping := func(ctx context.Context) error { return d.Client.Ping(ctx, nil) }
+	if err := d.Server.Run(ctx, d.cfg, ping); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+// Package apperr is the suite's error model (DESIGN.md §6): domain sentinels, and gRPC
+// statuses that carry the contract's ER code and the offending field in google.rpc.ErrorInfo.
+package apperr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Domain is the ErrorInfo domain of every error the suite emits.
+const Domain = "custody-suite"
+
+// ER codes of the contract and the ones the suite adds (docs/errors.md is the table).
+const (
+	CodeMalformed      = "ER-100" // body is not valid JSON for the endpoint
+	CodeMissing        = "ER-101" // missing mandatory field
+	CodeNotFound       = "ER-102" // entity does not exist (also for other companies' entities)
+	CodeLength         = "ER-103" // length or range out of bounds
+	CodeExists         = "ER-104" // entity already exists / idempotency mismatch
+	CodeBlank          = "ER-107" // blank field
+	CodeFormat         = "ER-108" // does not match the expected format or enum; unknown field
+	CodeCurrency       = "ER-111" // unsupported currency
+	CodeEmptyList      = "ER-112" // empty list
+	CodeDeactivated    = "ER-113" // entity deactivated
+	CodeOtherCompany   = "ER-114" // belongs to another company
+	CodeMethod         = "ER-204" // method not allowed
+	CodeFeeUnavailable = "ER-252" // fee estimate unavailable
+	CodeUnauthorized   = "ER-401" // unauthenticated
+	CodeForbidden      = "ER-403" // forbidden by role or entitlement
+	CodePathNotFound   = "ER-404" // no such path
+	CodeConflict       = "ER-409" // conflict with the current state
+	CodeTooLarge       = "ER-413" // body too large
+	CodeMediaType      = "ER-415" // unsupported media type
+	CodeRateLimited    = "ER-429" // rate limited
+	CodeInternal       = "ER-500" // internal error
+	CodeUnimplemented  = "ER-501" // not implemented yet
+	CodeUnavailable    = "ER-503" // a dependency is unavailable
+	CodeTimeout        = "ER-504" // deadline exceeded
+)
+
+// Domain sentinels. Stores and domain logic return these (wrapped); the server edge maps them.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+	ErrExists   = errors.New("already exists")
+)
+
+// Error is a client-facing error: gRPC code, ER code, field and message.
+type Error struct {
+	Status  codes.Code
+	Code    string
+	Field   string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s %s: %s", e.Code, e.Field, e.Message) }
+
+// GRPCStatus lets status.FromError and grpc-go turn an *Error into a status with details.
+func (e *Error) GRPCStatus() *status.Status {
+	st := status.New(e.Status, e.Message)
+	info := &errdetails.ErrorInfo{Reason: e.Code, Domain: Domain}
+	if e.Field != "" {
+		info.Metadata = map[string]string{"field": e.Field}
+	}
+	withDetails, err := st.WithDetails(info)
+	if err != nil {
+		return st
+	}
+	return withDetails
+}
+
+// Invalid is a 400: the field's value is wrong.
+func Invalid(code, field, format string, args ...any) *Error {
+	return &Error{Status: codes.InvalidArgument, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Missing is a 400 ER-101 for a mandatory field.
+func Missing(field string) *Error {
+	return Invalid(CodeMissing, field, "Missing mandatory field: %s", field)
+}
+
+// NotFound is a 404 ER-102.
+func NotFound(field, id string) *Error {
+	return &Error{Status: codes.NotFound, Code: CodeNotFound, Field: field,
+		Message: fmt.Sprintf("Entity with id: %s does not exist", id)}
+}
+
+// Forbidden is a 403.
+func Forbidden(format string, args ...any) *Error {
+	return &Error{Status: codes.PermissionDenied, Code: CodeForbidden, Message: fmt.Sprintf(format, args...)}
+}
+
+// Conflict is a 409 with the given ER code.
+func Conflict(code, format string, args ...any) *Error {
+	return &Error{Status: codes.Aborted, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unauthenticated is a 401.
+func Unauthenticated(format string, args ...any) *Error {
+	return &Error{Status: codes.Unauthenticated, Code: CodeUnauthorized, Message: fmt.Sprintf(format, args...)}
+}
+
+// ToStatus maps any error to the status a handler returns: *Error as is, context errors to
+// their codes, sentinels to their codes, anything else to a generic internal error (the
+// cause is logged by the caller, never sent).
+func ToStatus(err error) error {
+	var appErr *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &appErr):
+		return appErr.GRPCStatus().Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return (&Error{Status: codes.DeadlineExceeded, Code: CodeTimeout, Message: "deadline exceeded"}).GRPCStatus().Err()
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	case errors.Is(err, ErrNotFound):
+		return (&Error{Status: codes.NotFound, Code: CodeNotFound, Message: "entity does not exist"}).GRPCStatus().Err()
+	case errors.Is(err, ErrConflict):
+		return Conflict(CodeConflict, "the entity was changed concurrently; retry").GRPCStatus().Err()
+	case errors.Is(err, ErrExists):
+		return Conflict(CodeExists, "entity already exists").GRPCStatus().Err()
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	return (&Error{Status: codes.Internal, Code: CodeInternal, Message: "internal error"}).GRPCStatus().Err()
+}

@@ -1,0 +1,84 @@
+// Package config holds the settings every service binary shares and loads them from the
+// environment (names as in STYLE.md: MONGODB_URI, GRPC_ADDR, …).
+package config
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Common is embedded in each service's config.
+type Common struct {
+	MongoURI        string        `env:"MONGODB_URI, required"`
+	Database        string        `env:"MONGODB_DATABASE"`
+	GRPCAddr        string        `env:"GRPC_ADDR, default=127.0.0.1:9000"`
+	MetricsAddr     string        `env:"METRICS_ADDR, default=127.0.0.1:9090"`
+	LogLevel        string        `env:"LOG_LEVEL, default=info"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT, default=20s"`
+	HealthInterval  time.Duration `env:"HEALTH_INTERVAL, default=2s"`
+	// PrincipalPublicKeyFile is the gateway's token key (issuer "gateway").
+	PrincipalPublicKeyFile string `env:"PRINCIPAL_PUBLIC_KEY_FILE, required"`
+	// InternalPublicKeys trusts more issuers: "name=path.pem,name2=path2.pem".
+	InternalPublicKeys string `env:"INTERNAL_PUBLIC_KEYS"`
+}
+
+// Load fills cfg (a pointer to a struct embedding Common) from the environment.
+func Load(ctx context.Context, cfg any) error {
+	if err := envconfig.Process(ctx, cfg); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// Validate checks the common settings; defaultDB names the service's database.
+func (c *Common) Validate(defaultDB string) error {
+	if c.Database == "" {
+		c.Database = defaultDB
+	}
+	var errs []error
+	if !strings.HasPrefix(c.MongoURI, "mongodb://") && !strings.HasPrefix(c.MongoURI, "mongodb+srv://") {
+		errs = append(errs, errors.New("MONGODB_URI must start with mongodb:// or mongodb+srv://"))
+	}
+	if c.ShutdownTimeout <= 0 || c.HealthInterval <= 0 {
+		errs = append(errs, errors.New("SHUTDOWN_TIMEOUT and HEALTH_INTERVAL must be positive"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("LOG_LEVEL %q: want debug, info, warn or error", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}
+
+// TrustedIssuers loads the public keys of every issuer the service accepts tokens from.
+func (c *Common) TrustedIssuers() (map[string]ed25519.PublicKey, error) {
+	keys := map[string]ed25519.PublicKey{}
+	gw, err := principal.LoadPublicKey(c.PrincipalPublicKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("PRINCIPAL_PUBLIC_KEY_FILE: %w", err)
+	}
+	keys["gateway"] = gw
+	for entry := range strings.SplitSeq(c.InternalPublicKeys, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, path, ok := strings.Cut(strings.TrimSpace(entry), "=")
+		if !ok || name == "" || path == "" {
+			return nil, fmt.Errorf("INTERNAL_PUBLIC_KEYS entry %q: want name=path", entry)
+		}
+		key, err := principal.LoadPublicKey(path)
+		if err != nil {
+			return nil, fmt.Errorf("INTERNAL_PUBLIC_KEYS %s: %w", name, err)
+		}
+		keys[name] = key
+	}
+	return keys, nil
+}

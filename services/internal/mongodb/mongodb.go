@@ -1,0 +1,44 @@
+// Package mongodb opens the service's MongoDB connection with production options.
+package mongodb
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readconcern"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// ClientOptions are the options every service uses: majority reads and journaled majority
+// writes, bounded selection and connect time, and a pool that is reused across calls.
+func ClientOptions(uri string) *options.ClientOptions {
+	return options.Client().
+		ApplyURI(uri).
+		SetWriteConcern(&writeconcern.WriteConcern{W: "majority", Journal: ptr(true)}).
+		SetReadConcern(readconcern.Majority()).
+		SetServerSelectionTimeout(5 * time.Second).
+		SetConnectTimeout(5 * time.Second).
+		SetTimeout(10 * time.Second).
+		SetMaxPoolSize(64).
+		SetAppName("custody-suite")
+}
+
+// Connect opens a client and checks the server answers.
+func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
+	client, err := mongo.Connect(ClientOptions(uri))
+	if err != nil {
+		return nil, fmt.Errorf("connect mongodb: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := client.Ping(pingCtx, nil); err != nil {
+		_ = client.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("ping mongodb: %w", err)
+	}
+	return client, nil
+}
+
+func ptr[T any](v T) *T { return &v }

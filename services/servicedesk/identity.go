@@ -1,0 +1,19 @@
+package servicedesk
+
+// Company is a client company and the keys that sign its requests.
+type Company struct {
+	ID         string
+	Name       string
+	Active     bool
+	PublicKeys []string // PEM, RSA or Ed25519
+}
+
+// User is an API user of a company.
+type User struct {
+	Email        string
+	CompanyID    string
+	Roles        []string
+	Entitlements []string
+	Active       bool
+	PublicKey    string // PEM EC P-256, for approval signatures
+}

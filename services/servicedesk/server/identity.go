@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
+	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/servicedesk"
+)
+
+// Directory is what the identity handler needs from the store.
+type Directory interface {
+	Company(ctx context.Context, id string) (servicedesk.Company, error)
+	User(ctx context.Context, companyID, email string) (servicedesk.User, error)
+}
+
+// Identity implements servicedeskv1.IdentityServiceServer for the gateway.
+type Identity struct {
+	servicedeskv1.UnimplementedIdentityServiceServer
+	dir Directory
+}
+
+var _ servicedeskv1.IdentityServiceServer = (*Identity)(nil)
+
+// NewIdentity returns the identity server.
+func NewIdentity(dir Directory) *Identity { return &Identity{dir: dir} }
+
+// GetCaller returns a company and, when asked, one of its users. Only the gateway may ask.
+func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRequest) (*servicedeskv1.GetCallerResponse, error) {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.Kind != principal.KindSystem || p.System != "gateway" {
+		return nil, apperr.Forbidden("identity lookups are reserved to the gateway")
+	}
+	if req.GetCompanyId() == "" {
+		return nil, apperr.Missing("companyId")
+	}
+	c, err := i.dir.Company(ctx, req.GetCompanyId())
+	if err != nil {
+		return nil, err
+	}
+	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys}}
+	if req.GetUserEmail() == "" {
+		return resp, nil
+	}
+	u, err := i.dir.User(ctx, c.ID, req.GetUserEmail())
+	if errors.Is(err, apperr.ErrNotFound) {
+		return resp, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp.User = &servicedeskv1.User{Email: u.Email, CompanyId: u.CompanyID, Roles: u.Roles, Entitlements: u.Entitlements, Active: u.Active, PublicKey: u.PublicKey}
+	return resp, nil
+}

@@ -1,0 +1,112 @@
+// Package store is the service desk's MongoDB repository.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/servicedesk"
+)
+
+// Collection names.
+const (
+	colCatalog   = "catalog"
+	colCompanies = "companies"
+	colUsers     = "users"
+)
+
+// Store reads and writes the service desk's collections.
+type Store struct {
+	db *mongo.Database
+}
+
+// New returns a store on db.
+func New(db *mongo.Database) *Store { return &Store{db: db} }
+
+// EnsureIndexes creates the indexes the queries rely on.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	idx := []struct {
+		col, name string
+		model     mongo.IndexModel
+	}{
+		{colUsers, "company_email", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "email", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_email")}},
+		{colCatalog, "product_id", mongo.IndexModel{Keys: bson.D{{Key: "product", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("product_id")}},
+	}
+	for _, i := range idx {
+		if _, err := s.db.Collection(i.col).Indexes().CreateOne(ctx, i.model); err != nil {
+			return fmt.Errorf("create index %s.%s: %w", i.col, i.name, err)
+		}
+	}
+	return nil
+}
+
+type companyDoc struct {
+	ID         string   `bson:"_id"`
+	Name       string   `bson:"name"`
+	Active     bool     `bson:"active"`
+	PublicKeys []string `bson:"publicKeys"`
+}
+
+type userDoc struct {
+	ID           string   `bson:"_id"` // companyId:email
+	Email        string   `bson:"email"`
+	CompanyID    string   `bson:"companyId"`
+	Roles        []string `bson:"roles"`
+	Entitlements []string `bson:"entitlements"`
+	Active       bool     `bson:"active"`
+	PublicKey    string   `bson:"publicKey"`
+}
+
+// PutCompany creates or replaces a company.
+func (s *Store) PutCompany(ctx context.Context, c servicedesk.Company) error {
+	doc := companyDoc(c)
+	_, err := s.db.Collection(colCompanies).ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.ID}}, doc, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("put company %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// PutUser creates or replaces a user.
+func (s *Store) PutUser(ctx context.Context, u servicedesk.User) error {
+	doc := userDoc{ID: u.CompanyID + ":" + u.Email, Email: u.Email, CompanyID: u.CompanyID, Roles: u.Roles,
+		Entitlements: u.Entitlements, Active: u.Active, PublicKey: u.PublicKey}
+	_, err := s.db.Collection(colUsers).ReplaceOne(ctx, bson.D{{Key: "_id", Value: doc.ID}}, doc, options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("put user %s: %w", u.Email, err)
+	}
+	return nil
+}
+
+// Company returns the company id, or apperr.ErrNotFound.
+func (s *Store) Company(ctx context.Context, id string) (servicedesk.Company, error) {
+	var doc companyDoc
+	err := s.db.Collection(colCompanies).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return servicedesk.Company{}, fmt.Errorf("company %s: %w", id, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return servicedesk.Company{}, fmt.Errorf("find company %s: %w", id, err)
+	}
+	return servicedesk.Company(doc), nil
+}
+
+// User returns the user email of company, or apperr.ErrNotFound.
+func (s *Store) User(ctx context.Context, companyID, email string) (servicedesk.User, error) {
+	var doc userDoc
+	err := s.db.Collection(colUsers).FindOne(ctx, bson.D{{Key: "_id", Value: companyID + ":" + email}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return servicedesk.User{}, fmt.Errorf("user %s: %w", email, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return servicedesk.User{}, fmt.Errorf("find user %s: %w", email, err)
+	}
+	return servicedesk.User{Email: doc.Email, CompanyID: doc.CompanyID, Roles: doc.Roles,
+		Entitlements: doc.Entitlements, Active: doc.Active, PublicKey: doc.PublicKey}, nil
+}
