@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 )
 
 // Travel-rule methods of a VASP.

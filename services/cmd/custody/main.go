@@ -8,8 +8,8 @@ import (
 	"syscall"
 
 	"github.com/zcustody/suite/services/custody/app"
-	"github.com/zcustody/suite/services/internal/config"
-	"github.com/zcustody/suite/services/internal/logging"
+	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/logging"
 )
 
 func main() {

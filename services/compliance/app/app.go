@@ -9,7 +9,7 @@ import (
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 )
 
 // Name is the service's name: its database, log tag and health entry.

@@ -10,7 +10,7 @@ import (
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/principal"
 )
 

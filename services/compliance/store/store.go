@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 )
 
 const (

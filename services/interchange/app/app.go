@@ -8,7 +8,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 )
 
 // Name is the service's name: its database, log tag and health entry.

@@ -9,9 +9,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/grpcserver"
-	"github.com/zcustody/suite/services/internal/mongodb"
+	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 )
 

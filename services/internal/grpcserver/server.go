@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/principal"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 )
 
 // Bounds of the list conventions.

@@ -7,7 +7,7 @@ import (
 
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"

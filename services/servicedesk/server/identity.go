@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 )

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/internal/apperr"
+	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"

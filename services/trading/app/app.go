@@ -8,7 +8,7 @@ import (
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/config"
+	"github.com/zcustody/suite/services/config"
 )
 
 // Name is the service's name: its database, log tag and health entry.

@@ -1,0 +1,78 @@
+// Command suite runs the whole suite locally (make run): the embedded database, the five
+// services and the gateway, with the demo data loaded.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/zcustody/suite/deploy/local/stack"
+	"github.com/zcustody/suite/services/logging"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "suite:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	logFile, err := openLog()
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	logger := logging.New(logFile, envOr("LOG_LEVEL", "info"), "suite")
+	s, err := stack.Start(ctx, stack.Options{
+		MongoURI: os.Getenv("MONGODB_URI"),
+		DataDir:  envOr("DATA_DIR", ".data"),
+		HTTPAddr: envOr("HTTP_ADDR", "127.0.0.1:8080"),
+		Logger:   logger,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf(`The suite is running.
+
+  gateway     %s   (OpenAPI: %s/openapi.json, health: %s/healthz)
+  database    %s
+  logs        %s
+
+Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example):
+
+  go run ./deploy/local/cmd/suitectl POST /v3/api/servicedesk/products '{}'
+  go run ./deploy/local/cmd/suitectl -as viewer POST /v3/api/servicedesk/products '{"products":["CUSTODY"]}'
+  go run ./deploy/local/cmd/suitectl -company zacme POST /v3/api/compliance/vasps/VASP-003/activate/false
+
+Press Ctrl-C to stop.
+`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name())
+	<-ctx.Done()
+	fmt.Println("stopping…")
+	return s.Stop()
+}
+
+func openLog() (*os.File, error) {
+	dir := envOr("DATA_DIR", ".data")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	f, err := os.OpenFile(dir+"/suite.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return f, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

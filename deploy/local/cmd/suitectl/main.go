@@ -1,0 +1,71 @@
+// Command suitectl signs a request with the demo keys and sends it to the gateway, printing
+// the status and the response body:
+//
+//	suitectl [-url URL] [-company ztest|zacme] [-as maker|checker|viewer|none] METHOD PATH [BODY]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "suitectl:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("suitectl", flag.ContinueOnError)
+	url := fs.String("url", envOr("SUITE_URL", "http://127.0.0.1:8080"), "gateway base URL")
+	company := fs.String("company", "ztest", "demo company: ztest or zacme")
+	as := fs.String("as", "maker", "demo user: maker, checker, viewer, or none for a company-level call")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		return fmt.Errorf("usage: suitectl [flags] METHOD PATH [BODY]")
+	}
+	pemKey, err := demo.Key(*company + "-company.pem")
+	if err != nil {
+		return err
+	}
+	key, err := signing.ParsePrivateKey(pemKey)
+	if err != nil {
+		return err
+	}
+	c := &signing.Client{BaseURL: strings.TrimRight(*url, "/"), Company: strings.ToUpper(*company), Key: key}
+	if *as != "none" {
+		c.Submitter = demo.UserEmail(*company, *as)
+	}
+	var body []byte
+	if fs.NArg() == 3 {
+		body = []byte(fs.Arg(2))
+	}
+	status, resp, err := c.Do(strings.ToUpper(fs.Arg(0)), fs.Arg(1), body)
+	if err != nil {
+		return err
+	}
+	fmt.Println("HTTP", status)
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, resp, "", "  ") == nil {
+		resp = pretty.Bytes()
+	}
+	fmt.Println(string(resp))
+	return nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

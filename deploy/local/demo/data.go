@@ -1,0 +1,106 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/services/compliance"
+	compliancestore "github.com/zcustody/suite/services/compliance/store"
+	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/servicedesk"
+	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
+)
+
+// Demo companies.
+const (
+	CompanyZTEST = "ZTEST"
+	CompanyZACME = "ZACME"
+)
+
+// UserEmail returns the demo user's e-mail, e.g. UserEmail("ztest", "maker").
+func UserEmail(company, role string) string { return "api-" + role + "@" + company + ".example" }
+
+type demoUser struct {
+	company, role string
+	roles         []string
+	entitlements  []string
+}
+
+func allServices() []string {
+	var ids []string
+	for _, s := range servicedesk.Catalog() {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+func users() []demoUser {
+	all := allServices()
+	custodyOnly := []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0003-001"}
+	acme := []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
+	return []demoUser{
+		{"ztest", "maker", []string{principal.RoleMaker}, all},
+		{"ztest", "checker", []string{principal.RoleChecker}, all},
+		{"ztest", "viewer", []string{principal.RoleViewer}, custodyOnly},
+		{"zacme", "maker", []string{principal.RoleMaker}, acme},
+		{"zacme", "checker", []string{principal.RoleChecker}, acme},
+		{"zacme", "viewer", []string{principal.RoleViewer}, acme},
+	}
+}
+
+// VASPs of the demo registry.
+func VASPs() []compliance.VASP {
+	return []compliance.VASP{
+		{ID: "VASP-001", Name: "Global Exchange Ltd", TravelRuleMethod: compliance.TravelRuleTrust, Country: "GB", Active: true},
+		{ID: "VASP-002", Name: "ZTEST Private Venue", TravelRuleMethod: compliance.TravelRuleManual, Country: "CH", Active: true, RestrictedCompanies: []string{CompanyZTEST}},
+		{ID: "VASP-003", Name: "Acme Partner Brokerage", TravelRuleMethod: compliance.TravelRuleZodia, Country: "SG", Active: true, RestrictedCompanies: []string{CompanyZACME}},
+		{ID: "VASP-004", Name: "Dormant Exchange", TravelRuleMethod: compliance.TravelRuleManual, Country: "US", Active: false},
+	}
+}
+
+// Load writes the demo data into each owning service's database (idempotent).
+func Load(ctx context.Context, client *mongo.Client) error {
+	sd := servicedeskstore.New(client.Database("servicedesk"))
+	if err := sd.EnsureIndexes(ctx); err != nil {
+		return err
+	}
+	for _, c := range []struct{ id, name, key string }{
+		{CompanyZTEST, "Zodia Test Ltd", "ztest-company.pub.pem"},
+		{CompanyZACME, "Acme Treasury AG", "zacme-company.pub.pem"},
+	} {
+		pub, err := Key(c.key)
+		if err != nil {
+			return err
+		}
+		if err := sd.PutCompany(ctx, servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}}); err != nil {
+			return err
+		}
+	}
+	for _, u := range users() {
+		pub, err := Key(u.company + "-" + u.role + ".pub.pem")
+		if err != nil {
+			return err
+		}
+		user := servicedesk.User{Email: UserEmail(u.company, u.role), CompanyID: companyID(u.company), Roles: u.roles,
+			Entitlements: u.entitlements, Active: true, PublicKey: string(pub)}
+		if err := sd.PutUser(ctx, user); err != nil {
+			return err
+		}
+	}
+	cs := compliancestore.New(client.Database("compliance"))
+	for _, v := range VASPs() {
+		if err := cs.PutVASP(ctx, v); err != nil {
+			return fmt.Errorf("demo vasp: %w", err)
+		}
+	}
+	return nil
+}
+
+func companyID(short string) string {
+	if short == "ztest" {
+		return CompanyZTEST
+	}
+	return CompanyZACME
+}

@@ -1,0 +1,249 @@
+// Package stack starts the whole suite in one process for local runs and black-box tests:
+// the embedded database (unless a MongoDB URI is given), the five services (each a real gRPC
+// server on its own port), and the gateway.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/deploy/local/embeddb"
+	gatewayapp "github.com/zcustody/suite/gateway/app"
+	complianceapp "github.com/zcustody/suite/services/compliance/app"
+	custodyapp "github.com/zcustody/suite/services/custody/app"
+	"github.com/zcustody/suite/services/config"
+	interchangeapp "github.com/zcustody/suite/services/interchange/app"
+	"github.com/zcustody/suite/services/mongodb"
+	servicedeskapp "github.com/zcustody/suite/services/servicedesk/app"
+	tradingapp "github.com/zcustody/suite/services/trading/app"
+)
+
+// Options configure a stack.
+type Options struct {
+	// MongoURI, when set, is used instead of starting the embedded database.
+	MongoURI string
+	// DataDir holds the embedded database and the key files the processes read.
+	DataDir string
+	// HTTPAddr is the gateway's address; "127.0.0.1:0" picks a free port.
+	HTTPAddr string
+	// Logger receives every component's logs.
+	Logger *slog.Logger
+	// Gateway overrides gateway settings after the defaults are filled in (tests).
+	Gateway func(*gatewayapp.Config)
+}
+
+// Stack is a running suite.
+type Stack struct {
+	MongoURI   string
+	GatewayURL string
+	// Services maps service name → gRPC address.
+	Services map[string]string
+	cancel   context.CancelFunc
+	group    *errgroup.Group
+	db       *embeddb.DB
+}
+
+// Start starts everything and returns once the services are SERVING and the gateway listens.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	s := &Stack{MongoURI: opts.MongoURI, Services: map[string]string{}}
+	if s.MongoURI == "" {
+		db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(opts.DataDir, "ferretdb"), Logger: opts.Logger})
+		if err != nil {
+			return nil, err
+		}
+		s.db, s.MongoURI = db, db.URI()
+	}
+	if err := loadDemo(ctx, s.MongoURI); err != nil {
+		s.closeDB()
+		return nil, err
+	}
+	keys, err := writeKeys(filepath.Join(opts.DataDir, "keys"))
+	if err != nil {
+		s.closeDB()
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	s.group, runCtx = errgroup.WithContext(runCtx)
+	if err := s.startServices(ctx, runCtx, opts.Logger, keys); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.startGateway(ctx, runCtx, opts, keys); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+type runner func(ctx context.Context, common config.Common, logger *slog.Logger) error
+
+func services() map[string]runner {
+	return map[string]runner{
+		servicedeskapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c}, l)
+		},
+		tradingapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+			return tradingapp.Run(ctx, tradingapp.Config{Common: c}, l)
+		},
+		interchangeapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c}, l)
+		},
+		custodyapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+			return custodyapp.Run(ctx, custodyapp.Config{Common: c}, l)
+		},
+		complianceapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+			return complianceapp.Run(ctx, complianceapp.Config{Common: c}, l)
+		},
+	}
+}
+
+func (s *Stack) startServices(ctx, runCtx context.Context, logger *slog.Logger, keys keyFiles) error {
+	for name, run := range services() {
+		grpcAddr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		metricsAddr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: grpcAddr, MetricsAddr: metricsAddr,
+			LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
+			PrincipalPublicKeyFile: keys.gatewayPublic}
+		s.Services[name] = grpcAddr
+		svcLogger := logger.With("service", name)
+		s.group.Go(func() error {
+			if err := run(runCtx, common, svcLogger); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		})
+	}
+	return s.waitServing(ctx)
+}
+
+func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys keyFiles) error {
+	addr := opts.HTTPAddr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	cfg := gatewayapp.Config{HTTPAddr: addr, MongoURI: s.MongoURI, Database: "gateway",
+		ServicedeskAddr: s.Services[servicedeskapp.Name], TradingAddr: s.Services[tradingapp.Name],
+		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
+		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
+		SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
+		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second}
+	if opts.Gateway != nil {
+		opts.Gateway(&cfg)
+	}
+	ready := make(chan string, 1)
+	s.group.Go(func() error {
+		return gatewayapp.Run(runCtx, cfg, opts.Logger.With("service", "gateway"), func(a string) { ready <- a })
+	})
+	select {
+	case a := <-ready:
+		s.GatewayURL = "http://" + a
+		return nil
+	case <-runCtx.Done():
+		return fmt.Errorf("gateway did not start: %w", s.group.Wait())
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitServing polls grpc.health.v1 on every service until all say SERVING.
+func (s *Stack) waitServing(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for name, addr := range s.Services {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return err
+		}
+		for {
+			resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				conn.Close()
+				return fmt.Errorf("%s is not SERVING after 30s (last error: %v)", name, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		conn.Close()
+	}
+	return nil
+}
+
+// Stop shuts everything down and waits for it.
+func (s *Stack) Stop() error {
+	var err error
+	if s.cancel != nil {
+		s.cancel()
+		if werr := s.group.Wait(); werr != nil && !errors.Is(werr, context.Canceled) {
+			err = werr
+		}
+	}
+	s.closeDB()
+	return err
+}
+
+func (s *Stack) closeDB() {
+	if s.db != nil {
+		_ = s.db.Close()
+	}
+}
+
+func loadDemo(ctx context.Context, uri string) error {
+	client, err := mongodb.Connect(ctx, uri)
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(context.WithoutCancel(ctx))
+	if err := demo.Load(ctx, client); err != nil {
+		return fmt.Errorf("load demo data: %w", err)
+	}
+	return nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+type keyFiles struct{ gatewayPrivate, gatewayPublic string }
+
+// writeKeys writes the demo principal key pair where the processes read it from.
+func writeKeys(dir string) (keyFiles, error) {
+	k := keyFiles{gatewayPrivate: filepath.Join(dir, "gateway-principal.pem"), gatewayPublic: filepath.Join(dir, "gateway-principal.pub.pem")}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return k, fmt.Errorf("key folder: %w", err)
+	}
+	for path, name := range map[string]string{k.gatewayPrivate: "gateway-principal.pem", k.gatewayPublic: "gateway-principal.pub.pem"} {
+		data, err := demo.Key(name)
+		if err != nil {
+			return k, err
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return k, fmt.Errorf("write key: %w", err)
+		}
+	}
+	return k, nil
+}

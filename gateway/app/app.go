@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protojson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/gateway"
+	"github.com/zcustody/suite/gateway/internal/auth"
+	"github.com/zcustody/suite/gateway/internal/edge"
+	"github.com/zcustody/suite/gateway/internal/httperr"
+	"github.com/zcustody/suite/gateway/internal/routes"
+	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Gateway is the assembled HTTP handler and what it holds open.
+type Gateway struct {
+	Handler http.Handler
+	replay  *auth.ReplayStore
+	mongo   *mongo.Client
+	conns   []*grpc.ClientConn
+	backend map[string]*grpc.ClientConn
+	logger  *slog.Logger
+}
+
+// New connects the backends and builds the handler.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	key, err := principal.LoadPrivateKey(cfg.PrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("PRINCIPAL_PRIVATE_KEY_FILE: %w", err)
+	}
+	table, err := routes.Parse(gateway.RulesYAML)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongodb.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{mongo: client, replay: auth.NewReplayStore(client.Database(cfg.Database)), logger: logger, backend: map[string]*grpc.ClientConn{}}
+	if err := g.replay.EnsureIndexes(ctx); err != nil {
+		g.Close()
+		return nil, err
+	}
+	signer := principal.NewSigner("gateway", key, time.Minute)
+	if err := g.dial(cfg); err != nil {
+		g.Close()
+		return nil, err
+	}
+	mux, err := g.mux(ctx, cfg)
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	authn := &auth.Authenticator{
+		Identity: auth.NewIdentityCache(servicedeskv1.NewIdentityServiceClient(g.backend["servicedesk"]), signer, cfg.IdentityTTL),
+		Replay:   g.replay, Routes: table, Signer: signer, Window: cfg.SignatureWindow, Logger: logger,
+	}
+	api := edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux)))
+	g.Handler = g.routes(api)
+	return g, nil
+}
+
+// dial opens one reused client connection per backend service.
+func (g *Gateway) dial(cfg Config) error {
+	for name, addr := range map[string]string{
+		"servicedesk": cfg.ServicedeskAddr, "trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr,
+		"custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr,
+	} {
+		opts := []grpc.DialOption{
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(4 << 20)),
+		}
+		conn, err := grpc.NewClient(addr, opts...)
+		if err != nil {
+			return fmt.Errorf("dial %s: %w", name, err)
+		}
+		g.conns = append(g.conns, conn)
+		g.backend[name] = conn
+	}
+	return nil
+}
+
+// mux maps the contract's paths onto the backends with grpc-gateway.
+func (g *Gateway) mux(ctx context.Context, cfg Config) (*runtime.ServeMux, error) {
+	table, err := routes.Parse(gateway.RulesYAML)
+	if err != nil {
+		return nil, err
+	}
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{EmitDefaultValues: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}),
+		runtime.WithErrorHandler(httperr.ErrorHandler),
+		runtime.WithRoutingErrorHandler(httperr.RoutingErrorHandler(table.Allowed)),
+		// Nothing the client sends becomes gRPC metadata except the verified principal.
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(func(ctx context.Context, _ *http.Request) metadata.MD {
+			return metadata.Pairs(principal.MetadataKey, auth.Token(ctx))
+		}),
+	)
+	regs := []struct {
+		name string
+		reg  func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error
+	}{
+		{"servicedesk", servicedeskv1.RegisterServicedeskServiceHandler},
+		{"trading", tradingv1.RegisterTradingServiceHandler},
+		{"interchange", interchangev1.RegisterInterchangeServiceHandler},
+		{"custody", custodyv1.RegisterCustodyServiceHandler},
+		{"compliance", compliancev1.RegisterComplianceServiceHandler},
+	}
+	for _, r := range regs {
+		if err := r.reg(ctx, mux, g.backend[r.name]); err != nil {
+			return nil, fmt.Errorf("register %s: %w", r.name, err)
+		}
+	}
+	return mux, nil
+}
+
+// Close releases the backend connections and the database client.
+func (g *Gateway) Close() {
+	for _, c := range g.conns {
+		_ = c.Close()
+	}
+	if g.mongo != nil {
+		_ = g.mongo.Disconnect(context.Background())
+	}
+}
+
+func withTimeout(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -1,0 +1,227 @@
+// Package auth authenticates REST requests (DESIGN.md §5): the company's request signature,
+// the timestamp window, request-identifier replay, and submitter-id on the endpoints that
+// carry it. It forwards the verified principal to the services as a signed token.
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zcustody/suite/gateway/internal/edge"
+	"github.com/zcustody/suite/gateway/internal/httperr"
+	"github.com/zcustody/suite/gateway/internal/routes"
+	"github.com/zcustody/suite/gateway/signing"
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// SubmitterSelectors are the methods whose contract endpoint sends submitter-id
+// (endpoints 1, 2, 5, 6, 7, 8, 10, 12 and 13): the header is required there.
+var SubmitterSelectors = []string{
+	"servicedesk.v1.ServicedeskService.SearchRequests",
+	"trading.v1.TradingService.SearchWallets",
+	"servicedesk.v1.ServicedeskService.CreateRequest",
+	"servicedesk.v1.ServicedeskService.ListProducts",
+	"trading.v1.TradingService.ListVaultAddresses",
+	"interchange.v1.InterchangeService.ListSettlementWalletAddresses",
+	"servicedesk.v1.ServicedeskService.GetAuditTrail",
+	"custody.v1.CustodyService.ListLedgerFees",
+	"custody.v1.CustodyService.ActivateTrustline",
+}
+
+// Authenticator is the authentication middleware.
+type Authenticator struct {
+	Identity *IdentityCache
+	Replay   interface {
+		Claim(ctx context.Context, company, requestID string, expires time.Time) error
+	}
+	Routes *routes.Table
+	Signer *principal.Signer
+	Window time.Duration
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+type tokenKey struct{}
+
+// Token returns the principal token the middleware attached to ctx.
+func Token(ctx context.Context) string {
+	t, _ := ctx.Value(tokenKey{}).(string)
+	return t
+}
+
+// failure is an authentication refusal: always 401, with a message that says what to fix
+// without revealing which companies or users exist.
+type failure struct{ msg string }
+
+func (f failure) Error() string { return f.msg }
+
+// Middleware authenticates every request before next sees it.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.authenticate(r)
+		var f failure
+		switch {
+		case errors.As(err, &f):
+			a.Logger.Info("request refused", "reason", f.msg, "path", r.URL.Path)
+			httperr.Write(w, http.StatusUnauthorized, apperr.CodeUnauthorized, f.msg)
+			return
+		case err != nil:
+			st, d := httperr.Detailed(err)
+			if st < 500 {
+				st, d = http.StatusServiceUnavailable, httperr.Detail{Code: apperr.CodeUnavailable, Message: "authentication is unavailable, retry later"}
+			}
+			a.Logger.Warn("authentication unavailable", "error", err.Error())
+			httperr.Write(w, st, d.Code, d.Message)
+			return
+		}
+		token, err := a.Signer.Sign(p)
+		if err != nil {
+			httperr.Write(w, http.StatusInternalServerError, apperr.CodeInternal, "internal error")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, token)))
+	})
+}
+
+func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, error) {
+	h, err := readHeaders(r)
+	if err != nil {
+		return principal.Principal{}, err
+	}
+	if err := a.checkClock(h.timestampMs); err != nil {
+		return principal.Principal{}, err
+	}
+	caller, err := a.lookup(r.Context(), h.company, h.submitter)
+	if err != nil {
+		return principal.Principal{}, err
+	}
+	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, fullURL(r), edge.Body(r.Context()))
+	if !verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
+		return principal.Principal{}, failure{"signature does not verify"}
+	}
+	if err := a.Replay.Claim(r.Context(), h.company, h.requestID, a.now().Add(2*a.Window)); err != nil {
+		if errors.Is(err, ErrReplay) {
+			return principal.Principal{}, failure{"request-identifier was already used"}
+		}
+		return principal.Principal{}, err
+	}
+	return a.principalFor(r, caller, h.submitter)
+}
+
+func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetCallerResponse, submitter string) (principal.Principal, error) {
+	c := caller.GetCompany()
+	p := principal.Principal{Kind: principal.KindCompany, CompanyID: c.GetId(), CompanyName: c.GetName()}
+	route, known := a.Routes.Match(r.Method, r.URL.Path)
+	if submitter == "" {
+		if known && slices.Contains(SubmitterSelectors, route.Selector) {
+			return p, failure{"missing header: submitter-id"}
+		}
+		return p, nil
+	}
+	u := caller.GetUser()
+	if u == nil || !u.GetActive() || u.GetCompanyId() != c.GetId() {
+		return p, failure{"submitter-id is not an active user of the signing company"}
+	}
+	p.Kind = principal.KindUser
+	p.UserEmail = u.GetEmail()
+	p.Roles = u.GetRoles()
+	p.Entitlements = u.GetEntitlements()
+	return p, nil
+}
+
+func (a *Authenticator) lookup(ctx context.Context, company, submitter string) (*servicedeskv1.GetCallerResponse, error) {
+	caller, err := a.Identity.Caller(ctx, company, submitter)
+	if status.Code(err) == codes.NotFound {
+		return nil, failure{"unknown company or key"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !caller.GetCompany().GetActive() {
+		return nil, failure{"unknown company or key"}
+	}
+	return caller, nil
+}
+
+func (a *Authenticator) checkClock(ts int64) error {
+	skew := a.now().Sub(time.UnixMilli(ts))
+	if skew > a.Window || skew < -a.Window {
+		return failure{"request-timestamp is outside the allowed window of " + a.Window.String() + "; check the client clock"}
+	}
+	return nil
+}
+
+func (a *Authenticator) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+type signedHeaders struct {
+	company, submitter, requestID, timestamp, signature string
+	timestampMs                                         int64
+}
+
+func readHeaders(r *http.Request) (signedHeaders, error) {
+	h := signedHeaders{
+		company:   r.Header.Get(signing.HeaderCompany),
+		submitter: r.Header.Get(signing.HeaderSubmitter),
+		requestID: r.Header.Get(signing.HeaderRequestID),
+		timestamp: r.Header.Get(signing.HeaderTimestamp),
+		signature: r.Header.Get(signing.HeaderSignature),
+	}
+	if h.signature == "" {
+		h.signature = r.Header.Get(signing.HeaderXSignature)
+	}
+	for _, req := range []struct{ name, value string }{
+		{signing.HeaderCompany, h.company}, {signing.HeaderRequestID, h.requestID},
+		{signing.HeaderTimestamp, h.timestamp}, {signing.HeaderSignature, h.signature},
+	} {
+		if req.value == "" {
+			return h, failure{"missing header: " + req.name}
+		}
+	}
+	if _, err := uuid.Parse(h.requestID); err != nil || len(h.requestID) != 36 {
+		return h, failure{"request-identifier must be a UUID"}
+	}
+	ms, err := strconv.ParseInt(h.timestamp, 10, 64)
+	if err != nil {
+		return h, failure{"request-timestamp must be epoch milliseconds"}
+	}
+	h.timestampMs = ms
+	return h, nil
+}
+
+func verifiesWithAny(keys []string, msg []byte, sig string) bool {
+	for _, k := range keys {
+		pub, err := signing.ParsePublicKey(k)
+		if err != nil {
+			continue
+		}
+		if signing.Verify(pub, msg, sig) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fullURL rebuilds the URL the client signed: scheme, host and the request URI as sent.
+func fullURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + r.URL.RequestURI()
+}

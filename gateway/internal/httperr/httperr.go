@@ -1,0 +1,53 @@
+// Package httperr renders every failure the gateway answers in the contract's error body:
+// {timestamp, title, status, details:[{message, code}]}, status equal to the HTTP status and
+// title its reason phrase (DESIGN.md §6).
+package httperr
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Detail is one {message, code} entry of the error body.
+type Detail struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+}
+
+// Body is the contract's error body.
+type Body struct {
+	Timestamp string   `json:"timestamp"`
+	Title     string   `json:"title"`
+	Status    int      `json:"status"`
+	Details   []Detail `json:"details"`
+}
+
+// TimeFormat is the body's timestamp format: ISO 8601 UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Write sends status with one detail.
+func Write(w http.ResponseWriter, status int, code, message string) {
+	WriteBody(w, status, []Detail{{Message: message, Code: code}})
+}
+
+// WriteBody sends status with the given details.
+func WriteBody(w http.ResponseWriter, status int, details []Detail) {
+	body := Body{
+		Timestamp: time.Now().UTC().Format(TimeFormat),
+		Title:     http.StatusText(status),
+		Status:    status,
+		Details:   details,
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		data = []byte(`{"title":"Internal Server Error","status":500,"details":[]}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Del("Grpc-Metadata-Content-Type")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
