@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/internal/auth"

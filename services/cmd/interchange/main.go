@@ -7,8 +7,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/logging"
 )
 

@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zcustody/suite/services/servicedesk/app"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/services/servicedesk/app"
 )
 
 func main() {

@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zcustody/suite/services/trading/app"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/services/trading/app"
 )
 
 func main() {

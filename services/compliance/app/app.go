@@ -8,8 +8,8 @@ import (
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
-	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/app"
 )
 
 // Name is the service's name: its database, log tag and health entry.

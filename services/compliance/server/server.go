@@ -9,8 +9,8 @@ import (
 	"time"
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/principal"
 )
 

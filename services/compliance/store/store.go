@@ -11,8 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/compliance"
 )
 
 const (

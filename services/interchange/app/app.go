@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/config"
 )
 
 // Name is the service's name: its database, log tag and health entry.

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/trading/server"
-	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/trading/server"
 )
 
 // Name is the service's name: its database, log tag and health entry.
