@@ -33,6 +33,9 @@ import (
 // MaxMessageSize bounds every request and response message.
 const MaxMessageSize = 4 << 20
 
+// LivenessService is the grpc.health.v1 service name of the liveness probe.
+const LivenessService = "liveness"
+
 // Server is a service's gRPC server and its side servers.
 type Server struct {
 	GRPC     *grpc.Server
@@ -71,6 +74,9 @@ func New(logger *slog.Logger, verifier *principal.Verifier) *Server {
 	)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	// LivenessService answers SERVING while the process runs, whatever the database does, so
+	// a database outage makes pods unready without restarting them.
+	hs.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
 	return &Server{GRPC: srv, health: hs, registry: registry, logger: logger}

@@ -1,0 +1,118 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/services/servicedesk/store"
+)
+
+func newStore(t *testing.T) *store.Store {
+	t.Helper()
+	st := store.New(testdb.New(t))
+	ctx := context.Background()
+	if err := st.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncCatalog(ctx, servicedesk.Catalog()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func ids(services []servicedesk.Service) []string {
+	out := []string{}
+	for _, s := range services {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+func TestFindCatalog(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	all := ids(servicedesk.Catalog())
+	tests := []struct {
+		name string
+		give servicedesk.CatalogFilter
+		want []string
+	}{
+		{"entitlements only", servicedesk.CatalogFilter{Entitled: []string{"0x0013-001", "0x0007-004"}}, []string{"0x0007-004", "0x0013-001"}},
+		{"no entitlements sees nothing", servicedesk.CatalogFilter{}, []string{}},
+		{"product", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}}, []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},
+		{"product ids OR-ed", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}}, []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0014-007"}},
+		{"filters AND-ed", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}, RequestTypes: []string{servicedesk.RequestDeactivate}}, []string{"0x0013-003"}},
+		{"service name exact", servicedesk.CatalogFilter{Entitled: all, ServiceNames: []string{"Custody Wallet"}}, []string{}},
+		{"service ids within entitlements", servicedesk.CatalogFilter{Entitled: []string{"0x0013-001"}, ServiceIDs: []string{"0x0013-001", "0x0013-002"}}, []string{"0x0013-001"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := st.FindCatalog(context.Background(), tt.give)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
+				t.Errorf("FindCatalog() ids (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSyncCatalogIsIdempotent(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	ctx := context.Background()
+	if err := st.SyncCatalog(ctx, servicedesk.Catalog()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: ids(servicedesk.Catalog())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 12 {
+		t.Fatalf("catalog holds %d services after a second sync, want 12", len(got))
+	}
+	if got[0].Template == "" || got[0].Owner == "" || got[0].Expiry == 0 {
+		t.Errorf("catalog service lost fields on the round trip: %+v", got[0])
+	}
+}
+
+func TestCompanyAndUser(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	ctx := context.Background()
+	company := servicedesk.Company{ID: "ZT", Name: "Test", Active: true, PublicKeys: []string{"k1", "k2"}}
+	user := servicedesk.User{Email: "a@zt.example", CompanyID: "ZT", Roles: []string{"MAKER"}, Entitlements: []string{"0x0013-001"}, Active: true, PublicKey: "p"}
+	if err := st.PutCompany(ctx, company); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutUser(ctx, user); err != nil {
+		t.Fatal(err)
+	}
+	gotCompany, err := st.Company(ctx, "ZT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(company, gotCompany); diff != "" {
+		t.Errorf("Company() (-want +got):\n%s", diff)
+	}
+	gotUser, err := st.User(ctx, "ZT", "a@zt.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(user, gotUser); diff != "" {
+		t.Errorf("User() (-want +got):\n%s", diff)
+	}
+	if _, err := st.User(ctx, "OTHER", "a@zt.example"); !errors.Is(err, apperr.ErrNotFound) {
+		t.Errorf("User() of another company: err = %v, want ErrNotFound", err)
+	}
+	if _, err := st.Company(ctx, "NOPE"); !errors.Is(err, apperr.ErrNotFound) {
+		t.Errorf("Company(NOPE): err = %v, want ErrNotFound", err)
+	}
+}
