@@ -517,6 +517,80 @@ func (x *GeneratedAddress) GetCurrencyId() string {
 	return ""
 }
 
+// The contract's error body, answered by the gateway for every failure (documentation only:
+// services return gRPC statuses and the gateway renders this shape).
+type ErrorBody struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ISO 8601 UTC with milliseconds.
+	Timestamp string `protobuf:"bytes,1,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// HTTP reason phrase.
+	Title string `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	// HTTP status.
+	Status int32 `protobuf:"varint,3,opt,name=status,proto3" json:"status,omitempty"`
+	// What went wrong, each with its ER code.
+	Details       []*ErrorObject `protobuf:"bytes,4,rep,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ErrorBody) Reset() {
+	*x = ErrorBody{}
+	mi := &file_common_v1_common_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ErrorBody) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ErrorBody) ProtoMessage() {}
+
+func (x *ErrorBody) ProtoReflect() protoreflect.Message {
+	mi := &file_common_v1_common_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ErrorBody.ProtoReflect.Descriptor instead.
+func (*ErrorBody) Descriptor() ([]byte, []int) {
+	return file_common_v1_common_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ErrorBody) GetTimestamp() string {
+	if x != nil {
+		return x.Timestamp
+	}
+	return ""
+}
+
+func (x *ErrorBody) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ErrorBody) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *ErrorBody) GetDetails() []*ErrorObject {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
 var File_common_v1_common_proto protoreflect.FileDescriptor
 
 const file_common_v1_common_proto_rawDesc = "" +
@@ -557,7 +631,12 @@ const file_common_v1_common_proto_rawDesc = "" +
 	"\tcustodian\x18\x05 \x01(\v2\x10.common.v1.PartyR\tcustodian\x12H\n" +
 	"\x11integrity_details\x18\x06 \x01(\v2\x1b.common.v1.IntegrityDetailsR\x10integrityDetails\x12\x1f\n" +
 	"\vcurrency_id\x18\a \x01(\tR\n" +
-	"currencyIdB4Z2github.com/zcustody/suite/proto/common/v1;commonv1b\x06proto3"
+	"currencyId\"\x89\x01\n" +
+	"\tErrorBody\x12\x1c\n" +
+	"\ttimestamp\x18\x01 \x01(\tR\ttimestamp\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\x05R\x06status\x120\n" +
+	"\adetails\x18\x04 \x03(\v2\x16.common.v1.ErrorObjectR\adetailsB4Z2github.com/zcustody/suite/proto/common/v1;commonv1b\x06proto3"
 
 var (
 	file_common_v1_common_proto_rawDescOnce sync.Once
@@ -571,7 +650,7 @@ func file_common_v1_common_proto_rawDescGZIP() []byte {
 	return file_common_v1_common_proto_rawDescData
 }
 
-var file_common_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_common_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_common_v1_common_proto_goTypes = []any{
 	(*Sort)(nil),             // 0: common.v1.Sort
 	(*ErrorObject)(nil),      // 1: common.v1.ErrorObject
@@ -580,17 +659,19 @@ var file_common_v1_common_proto_goTypes = []any{
 	(*Party)(nil),            // 4: common.v1.Party
 	(*IntegrityDetails)(nil), // 5: common.v1.IntegrityDetails
 	(*GeneratedAddress)(nil), // 6: common.v1.GeneratedAddress
+	(*ErrorBody)(nil),        // 7: common.v1.ErrorBody
 }
 var file_common_v1_common_proto_depIdxs = []int32{
 	3, // 0: common.v1.Party.address:type_name -> common.v1.PostalAddress
 	4, // 1: common.v1.GeneratedAddress.wallet_owner:type_name -> common.v1.Party
 	4, // 2: common.v1.GeneratedAddress.custodian:type_name -> common.v1.Party
 	5, // 3: common.v1.GeneratedAddress.integrity_details:type_name -> common.v1.IntegrityDetails
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	1, // 4: common.v1.ErrorBody.details:type_name -> common.v1.ErrorObject
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_common_v1_common_proto_init() }
@@ -604,7 +685,7 @@ func file_common_v1_common_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_common_v1_common_proto_rawDesc), len(file_common_v1_common_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

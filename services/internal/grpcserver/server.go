@@ -89,6 +89,11 @@ func (s *Server) Run(ctx context.Context, cfg config.Common, ping func(context.C
 	if err != nil {
 		return fmt.Errorf("listen grpc: %w", err)
 	}
+	return s.Serve(ctx, lis, cfg, ping)
+}
+
+// Serve is Run on a listener the caller opened.
+func (s *Server) Serve(ctx context.Context, lis net.Listener, cfg config.Common, ping func(context.Context) error) error {
 	for name := range s.GRPC.GetServiceInfo() {
 		s.services = append(s.services, name)
 	}
