@@ -30,7 +30,7 @@ generate: ## Regenerate the Go, gRPC, gateway code and the OpenAPI document from
 
 .PHONY: check-generated
 check-generated: generate ## Fail when regenerating changes a committed file.
-	if [[ -n "$$(git status --porcelain -- proto gateway/openapi)" ]]; then
+	@if [[ -n "$$(git status --porcelain -- proto gateway/openapi)" ]]; then
 	  git status --porcelain -- proto gateway/openapi
 	  echo "generated code is out of date: run make generate and commit" >&2
 	  exit 1
