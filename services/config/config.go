@@ -28,6 +28,21 @@ type Common struct {
 	PrincipalPublicKeyFile string `env:"PRINCIPAL_PUBLIC_KEY_FILE, required"`
 	// InternalPublicKeys trusts more issuers: "name=path.pem,name2=path2.pem".
 	InternalPublicKeys string `env:"INTERNAL_PUBLIC_KEYS"`
+	// ServicePrivateKeyFile is this service's own identity for calls it makes to other
+	// services (Ed25519 PKCS#8 PEM); the callees trust it through INTERNAL_PUBLIC_KEYS.
+	ServicePrivateKeyFile string `env:"SERVICE_PRIVATE_KEY_FILE"`
+}
+
+// ServiceSigner returns the signer of the service's own system principal, issuer name.
+func (c *Common) ServiceSigner(name string) (*principal.Signer, error) {
+	if c.ServicePrivateKeyFile == "" {
+		return nil, errors.New("SERVICE_PRIVATE_KEY_FILE is required")
+	}
+	key, err := principal.LoadPrivateKey(c.ServicePrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("SERVICE_PRIVATE_KEY_FILE: %w", err)
+	}
+	return principal.NewSigner(name, key, time.Minute), nil
 }
 
 // Load fills cfg (a pointer to a struct embedding Common) from the environment.

@@ -88,45 +88,53 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	return s, nil
 }
 
-type runner func(ctx context.Context, common config.Common, logger *slog.Logger) error
+type runner func(ctx context.Context, common config.Common, peers map[string]string, logger *slog.Logger) error
 
 func services() map[string]runner {
 	return map[string]runner{
-		servicedeskapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
-			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c}, l)
+		servicedeskapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
+			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c, TradingAddr: peers[tradingapp.Name],
+				InterchangeAddr: peers[interchangeapp.Name], CustodyAddr: peers[custodyapp.Name],
+				ComplianceAddr: peers[complianceapp.Name]}, l)
 		},
-		tradingapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
-			return tradingapp.Run(ctx, tradingapp.Config{Common: c}, l)
+		tradingapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
+			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem")}, l)
 		},
-		interchangeapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+		interchangeapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c}, l)
 		},
-		custodyapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+		custodyapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return custodyapp.Run(ctx, custodyapp.Config{Common: c}, l)
 		},
-		complianceapp.Name: func(ctx context.Context, c config.Common, l *slog.Logger) error {
+		complianceapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return complianceapp.Run(ctx, complianceapp.Config{Common: c}, l)
 		},
 	}
 }
 
 func (s *Stack) startServices(ctx, runCtx context.Context, logger *slog.Logger, keys keyFiles) error {
-	for name, run := range services() {
-		grpcAddr, err := freeAddr()
+	all := services()
+	for name := range all {
+		addr, err := freeAddr()
 		if err != nil {
 			return err
 		}
+		s.Services[name] = addr
+	}
+	for name, run := range all {
 		metricsAddr, err := freeAddr()
 		if err != nil {
 			return err
 		}
-		common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: grpcAddr, MetricsAddr: metricsAddr,
+		common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.Services[name], MetricsAddr: metricsAddr,
 			LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
-			PrincipalPublicKeyFile: keys.gatewayPublic}
-		s.Services[name] = grpcAddr
+			PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: "servicedesk=" + keys.servicedeskPublic}
+		if name == servicedeskapp.Name {
+			common.ServicePrivateKeyFile = keys.servicedeskPrivate
+		}
 		svcLogger := logger.With("service", name)
 		s.group.Go(func() error {
-			if err := run(runCtx, common, svcLogger); err != nil {
+			if err := run(runCtx, common, s.Services, svcLogger); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			return nil
@@ -228,15 +236,20 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-type keyFiles struct{ gatewayPrivate, gatewayPublic string }
+type keyFiles struct {
+	gatewayPrivate, gatewayPublic, servicedeskPrivate, servicedeskPublic string
+}
 
-// writeKeys writes the demo principal key pair where the processes read it from.
+// writeKeys writes the demo internal key pairs where the processes read them from.
 func writeKeys(dir string) (keyFiles, error) {
-	k := keyFiles{gatewayPrivate: filepath.Join(dir, "gateway-principal.pem"), gatewayPublic: filepath.Join(dir, "gateway-principal.pub.pem")}
+	names := []string{"gateway-principal.pem", "gateway-principal.pub.pem", "servicedesk-internal.pem", "servicedesk-internal.pub.pem", "operator.pem", "operator.pub.pem"}
+	k := keyFiles{gatewayPrivate: filepath.Join(dir, names[0]), gatewayPublic: filepath.Join(dir, names[1]),
+		servicedeskPrivate: filepath.Join(dir, names[2]), servicedeskPublic: filepath.Join(dir, names[3])}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return k, fmt.Errorf("key folder: %w", err)
 	}
-	for path, name := range map[string]string{k.gatewayPrivate: "gateway-principal.pem", k.gatewayPublic: "gateway-principal.pub.pem"} {
+	for _, name := range names {
+		path := filepath.Join(dir, name)
 		data, err := demo.Key(name)
 		if err != nil {
 			return k, err

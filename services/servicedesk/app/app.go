@@ -19,6 +19,11 @@ const Name = "servicedesk"
 // Config is the service desk's configuration.
 type Config struct {
 	config.Common
+	// Addresses of the services that own catalog services (their plugin API).
+	TradingAddr     string `env:"TRADING_ADDR, default=127.0.0.1:9002"`
+	InterchangeAddr string `env:"INTERCHANGE_ADDR, default=127.0.0.1:9003"`
+	CustodyAddr     string `env:"CUSTODY_ADDR, default=127.0.0.1:9004"`
+	ComplianceAddr  string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
 }
 
 // Run starts the service desk and serves until ctx ends.

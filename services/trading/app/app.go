@@ -17,6 +17,8 @@ const Name = "trading"
 // Config is the trading service's configuration.
 type Config struct {
 	config.Common
+	// OperatorKeyFile is the operator's Ed25519 key that signs generated addresses.
+	OperatorKeyFile string `env:"OPERATOR_PRIVATE_KEY_FILE, required"`
 }
 
 // Run starts the trading service and serves until ctx ends.
