@@ -8,6 +8,7 @@ replace (
 )
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
 	github.com/sethvargo/go-envconfig v1.4.3

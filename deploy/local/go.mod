@@ -4,7 +4,9 @@ go 1.26.7
 
 require (
 	github.com/FerretDB/FerretDB v1.24.0
+	github.com/google/go-cmp v0.7.0
 	github.com/zcustody/suite/gateway v0.0.0-00010101000000-000000000000
+	github.com/zcustody/suite/proto v0.0.0-00010101000000-000000000000
 	github.com/zcustody/suite/services v0.0.0-00010101000000-000000000000
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	golang.org/x/sync v0.24.0
@@ -46,11 +48,11 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/sethvargo/go-envconfig v1.4.3 // indirect
+	github.com/shopspring/decimal v1.6.0 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
 	github.com/xdg-go/scram v1.2.0 // indirect
 	github.com/xdg-go/stringprep v1.0.4 // indirect
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
-	github.com/zcustody/suite/proto v0.0.0-00010101000000-000000000000 // indirect
 	go.mongodb.org/mongo-driver v1.16.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -39,6 +40,7 @@ func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) {
 			down = append(down, name)
 		}
 	}
+	slices.Sort(down)
 	code, state := http.StatusOK, "SERVING"
 	if len(down) > 0 {
 		code, state = http.StatusServiceUnavailable, "NOT_SERVING"

@@ -126,8 +126,11 @@ func ToStatus(err error) error {
 	case errors.Is(err, ErrExists):
 		return Conflict(CodeExists, "entity already exists").GRPCStatus().Err()
 	}
-	if _, ok := status.FromError(err); ok {
-		return err
+	// A status from a downstream call, possibly wrapped with context: send the status itself,
+	// never the wrapping text.
+	var gs interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &gs) {
+		return gs.GRPCStatus().Err()
 	}
 	return (&Error{Status: codes.Internal, Code: CodeInternal, Message: "internal error"}).GRPCStatus().Err()
 }

@@ -26,8 +26,12 @@ import (
 )
 
 // SubmitterSelectors are the methods whose contract endpoint sends submitter-id
-// (endpoints 1, 2, 5, 6, 7, 8, 10, 12 and 13): the header is required there.
+// (endpoints 1, 2, 5, 6, 7, 8, 10, 12 and 13, and the lifecycle extensions, whose actor is a
+// user): the header is required there.
 var SubmitterSelectors = []string{
+	"servicedesk.v1.ServicedeskService.GetPendingRequest",
+	"servicedesk.v1.ServicedeskService.ApproveRequest",
+	"servicedesk.v1.ServicedeskService.CancelRequest",
 	"servicedesk.v1.ServicedeskService.SearchRequests",
 	"trading.v1.TradingService.SearchWallets",
 	"servicedesk.v1.ServicedeskService.CreateRequest",
@@ -59,6 +63,10 @@ func Token(ctx context.Context) string {
 	t, _ := ctx.Value(tokenKey{}).(string)
 	return t
 }
+
+// errUnknownOrBadSignature answers both an unknown company and a bad signature, so that a
+// caller cannot learn which company identifiers exist.
+const errUnknownOrBadSignature = "unknown company or signature does not verify"
 
 // failure is an authentication refusal: always 401, with a message that says what to fix
 // without revealing which companies or users exist.
@@ -108,7 +116,7 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 	}
 	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, fullURL(r), edge.Body(r.Context()))
 	if !verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
-		return principal.Principal{}, failure{"signature does not verify"}
+		return principal.Principal{}, failure{errUnknownOrBadSignature}
 	}
 	if err := a.Replay.Claim(r.Context(), h.company, h.requestID, a.now().Add(2*a.Window)); err != nil {
 		if errors.Is(err, ErrReplay) {
@@ -143,13 +151,13 @@ func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetC
 func (a *Authenticator) lookup(ctx context.Context, company, submitter string) (*servicedeskv1.GetCallerResponse, error) {
 	caller, err := a.Identity.Caller(ctx, company, submitter)
 	if status.Code(err) == codes.NotFound {
-		return nil, failure{"unknown company or key"}
+		return nil, failure{errUnknownOrBadSignature}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !caller.GetCompany().GetActive() {
-		return nil, failure{"unknown company or key"}
+		return nil, failure{errUnknownOrBadSignature}
 	}
 	return caller, nil
 }

@@ -48,8 +48,9 @@ func Parse(data []byte) (*Table, error) {
 			if !ok {
 				continue
 			}
-			// QuoteMeta escapes the braces; undo that before substituting the variables.
-			expr := "^" + variable.ReplaceAllString(strings.NewReplacer(`\{`, "{", `\}`, "}").Replace(regexp.QuoteMeta(tmpl)), "[^/]+") + "$"
+			// QuoteMeta escapes the braces; undo that before substituting the variables. A variable
+			// may be empty, as grpc-gateway routes it: the service then reports the missing value.
+			expr := "^" + variable.ReplaceAllString(strings.NewReplacer(`\{`, "{", `\}`, "}").Replace(regexp.QuoteMeta(tmpl)), "[^/]*") + "$"
 			t.routes = append(t.routes, Route{Method: strings.ToUpper(m), Template: tmpl, Selector: selector, pattern: regexp.MustCompile(expr)})
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 
 	"google.golang.org/grpc/codes"
-	"time"
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -67,5 +67,5 @@ func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVas
 		return nil, err
 	}
 	return &compliancev1.SetVaspActivationResponse{VaspId: vasp.ID, VaspName: vasp.Name, Valid: act.Active,
-		UpdatedAt: act.UpdatedAt.UTC().Format(time.RFC3339Nano)}, nil
+		UpdatedAt: apitime.Format(act.UpdatedAt)}, nil
 }

@@ -18,6 +18,8 @@ import (
 const (
 	colVASPs       = "vasps"
 	colActivations = "vasp_activations"
+	// maxAttempts bounds the retries of an activation change racing opposite changes.
+	maxAttempts = 5
 )
 
 // Store reads and writes the compliance collections.
@@ -104,10 +106,18 @@ func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, act
 	}
 	col := s.db.Collection(colActivations)
 	var doc activationDoc
-	err := col.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&doc)
-	if mongo.IsDuplicateKeyError(err) {
-		// The document exists and is already in the asked state (or a racing call set it).
-		err = col.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+	var err error
+	for range maxAttempts {
+		err = col.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&doc)
+		if !mongo.IsDuplicateKeyError(err) {
+			break
+		}
+		// The document exists and was not updated: it is already in the asked state, unless a
+		// racing call of the opposite value won in between; then update it again.
+		err = col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "active", Value: active}}).Decode(&doc)
+		if !errors.Is(err, mongo.ErrNoDocuments) {
+			break
+		}
 	}
 	if err != nil {
 		return compliance.Activation{}, fmt.Errorf("set activation %s: %w", id, err)

@@ -1,0 +1,266 @@
+// Package e2e_test holds black-box HTTP tests of the whole suite: one in-process stack
+// (embedded database, the five gRPC services, the gateway) shared by every test, called
+// through the gateway with signed requests exactly as a client of the contract would.
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/deploy/local/stack"
+	"github.com/zcustody/suite/gateway/signing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// env is the stack every test shares; TestMain sets it before any test runs.
+var env struct {
+	stack   *stack.Stack
+	dataDir string
+	logger  *slog.Logger
+	keys    map[string]crypto.PrivateKey // company id → request-signing key
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "e2e-stack-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	env.dataDir = dir
+	env.logger = slog.New(slog.DiscardHandler)
+	if os.Getenv("E2E_VERBOSE") != "" {
+		env.logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if env.keys, err = companyKeys(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	env.stack, err = stack.Start(ctx, stack.Options{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: env.logger})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: start stack:", err)
+		return 1
+	}
+	code := m.Run()
+	if err := env.stack.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: stop stack:", err)
+		return 1
+	}
+	return code
+}
+
+func companyKeys() (map[string]crypto.PrivateKey, error) {
+	keys := map[string]crypto.PrivateKey{}
+	for company, file := range map[string]string{demo.CompanyZTEST: "ztest-company.pem", demo.CompanyZACME: "zacme-company.pem"} {
+		pemBytes, err := demo.Key(file)
+		if err != nil {
+			return nil, err
+		}
+		if keys[company], err = signing.ParsePrivateKey(pemBytes); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	return keys, nil
+}
+
+// Demo users by role; the empty role is a company-level caller (no submitter-id).
+const (
+	maker   = "maker"
+	checker = "checker"
+	viewer  = "viewer"
+	company = ""
+)
+
+// newClient returns a client of the shared gateway signing as company (demo.CompanyZTEST or
+// demo.CompanyZACME) with the demo user of role as submitter.
+func newClient(company, role string) *signing.Client {
+	return clientAt(env.stack.GatewayURL, company, role)
+}
+
+func clientAt(baseURL, companyID, role string) *signing.Client {
+	c := &signing.Client{BaseURL: baseURL, Company: companyID, Key: env.keys[companyID],
+		HTTP: &http.Client{Timeout: 30 * time.Second}}
+	if role != company {
+		c.Submitter = demo.UserEmail(short(companyID), role)
+	}
+	return c
+}
+
+func short(companyID string) string {
+	if companyID == demo.CompanyZTEST {
+		return "ztest"
+	}
+	return "zacme"
+}
+
+// response is what a client sees of an answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// send sends req and reads the whole answer.
+func send(t *testing.T, req *http.Request) response {
+	t.Helper()
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", req.Method, req.URL.Path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// do signs and sends one request with c.
+func do(t *testing.T, c *signing.Client, method, path string, body []byte) response {
+	t.Helper()
+	req, err := c.NewRequest(method, path, body)
+	if err != nil {
+		t.Fatalf("NewRequest: %v", err)
+	}
+	return send(t, req)
+}
+
+// wantOK fails unless r is a 200 and decodes its body into v.
+func wantOK(t *testing.T, r response, v any) {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d, want 200; body %s", r.status, r.body)
+	}
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode body %s: %v", r.body, err)
+	}
+}
+
+// errorBody is the contract's error body.
+type errorBody struct {
+	Timestamp string        `json:"timestamp"`
+	Title     string        `json:"title"`
+	Status    int           `json:"status"`
+	Details   []errorDetail `json:"details"`
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+}
+
+// errTimestamp is ISO 8601 UTC with milliseconds, as the error body carries it.
+var errTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+// wantError fails unless r is the contract's error body with HTTP status and one detail of
+// code; it returns the detail's message.
+func wantError(t *testing.T, r response, status int, code string) string {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+	got := decodeError(t, r)
+	if got.Code != code {
+		t.Errorf("code %q, want %q (message %q)", got.Code, code, got.Message)
+	}
+	return got.Message
+}
+
+// decodeError fails unless r carries the contract's error body for its HTTP status: the
+// exact fields, title the reason phrase, status the HTTP status, a current timestamp with
+// milliseconds, and one detail with a code and a message. It returns the detail.
+func decodeError(t *testing.T, r response) errorDetail {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var got errorBody
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("error body %s is not the contract's shape: %v", r.body, err)
+	}
+	checkTimestamp(t, got.Timestamp)
+	if len(got.Details) != 1 {
+		t.Fatalf("details %+v, want exactly one", got.Details)
+	}
+	want := errorBody{Timestamp: got.Timestamp, Title: http.StatusText(r.status), Status: r.status, Details: got.Details}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("error body mismatch (-want +got):\n%s", diff)
+	}
+	if d := got.Details[0]; d.Message == "" || !erCode.MatchString(d.Code) {
+		t.Errorf("detail %+v: want a message and an ER-nnn code", d)
+	}
+	return got.Details[0]
+}
+
+var erCode = regexp.MustCompile(`^ER-\d{3}$`)
+
+func checkTimestamp(t *testing.T, ts string) {
+	t.Helper()
+	if !errTimestamp.MatchString(ts) {
+		t.Errorf("timestamp %q is not ISO 8601 UTC with milliseconds", ts)
+		return
+	}
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		t.Errorf("timestamp %q: %v", ts, err)
+		return
+	}
+	if d := time.Since(at); d < -time.Minute || d > time.Minute {
+		t.Errorf("timestamp %q is %v away from now", ts, d)
+	}
+}
+
+// golden compares got (JSON) with testdata/name, indented; -update rewrites the file.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(got))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("golden %s: body is not JSON: %v", name, err)
+	}
+	pretty, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("golden %s: %v", name, err)
+	}
+	pretty = append(pretty, '\n')
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, pretty, 0o644); err != nil {
+			t.Fatalf("write golden: %v", err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(pretty)); diff != "" {
+		t.Errorf("%s mismatch (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
+	}
+}

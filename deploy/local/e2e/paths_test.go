@@ -1,0 +1,128 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+)
+
+// endpoint is one of the contract's fifteen method and path pairs, as a client calls it.
+type endpoint struct {
+	number  int
+	method  string
+	openapi string // the path template of the OpenAPI document
+	path    string // a concrete path
+	company string
+	role    string // maker where the contract sends submitter-id, else company
+	body    string
+}
+
+var endpoints = []endpoint{
+	{1, http.MethodPost, "/v3/api/servicedesk/requests", "/v3/api/servicedesk/requests", demo.CompanyZTEST, maker, `{}`},
+	{2, http.MethodPost, "/v3/api/trading/wallets", "/v3/api/trading/wallets", demo.CompanyZTEST, maker, `{}`},
+	{3, http.MethodPost, "/v3/api/interchange/settlement/create", "/v3/api/interchange/settlement/create", demo.CompanyZTEST, company, `{}`},
+	{4, http.MethodPost, "/v2/api/core/wallets/{walletId}/action", "/v2/api/core/wallets/W-E2E-1/action", demo.CompanyZTEST, company, `{}`},
+	{5, http.MethodPost, "/v3/api/servicedesk/create", "/v3/api/servicedesk/create", demo.CompanyZTEST, maker, `{}`},
+	{6, http.MethodPost, "/v3/api/servicedesk/products", productsPath, demo.CompanyZTEST, maker, `{}`},
+	{7, http.MethodPost, "/v3/api/trading/vaults/addresses", "/v3/api/trading/vaults/addresses", demo.CompanyZTEST, maker, `{}`},
+	{8, http.MethodPost, "/v3/api/interchange/settlement/wallet/addresses", "/v3/api/interchange/settlement/wallet/addresses", demo.CompanyZTEST, maker, `{}`},
+	{9, http.MethodPost, "/v3/api/interchange/settlement/wallet/whitelisted/address", "/v3/api/interchange/settlement/wallet/whitelisted/address", demo.CompanyZTEST, company, `{}`},
+	{10, http.MethodPost, "/v3/api/servicedesk/audit-trail", "/v3/api/servicedesk/audit-trail", demo.CompanyZTEST, maker, `{}`},
+	{11, http.MethodPost, "/v3/api/interchange/withdrawal/confirm", "/v3/api/interchange/withdrawal/confirm", demo.CompanyZTEST, company, `{}`},
+	{12, http.MethodPost, "/v3/api/custody/currencies/fees", "/v3/api/custody/currencies/fees", demo.CompanyZTEST, maker, ``},
+	{13, http.MethodPost, "/v3/api/custody/wallets/{walletId}/activate/{currencyId}", "/v3/api/custody/wallets/W-E2E-1/activate/usdc-xlm", demo.CompanyZTEST, maker, ``},
+	{14, http.MethodGet, "/v2/api/core/wallets", "/v2/api/core/wallets", demo.CompanyZTEST, company, ``},
+	// VASP-004 is operator-deactivated: ZACME switching it off for itself touches nothing
+	// another test reads.
+	{15, http.MethodPost, "/v3/api/compliance/vasps/{vaspId}/activate/{valid}", vaspPath("VASP-004", "false"), demo.CompanyZACME, company, ``},
+}
+
+// TestEveryDocumentedPathAnswers: each documented pair reaches its service through the
+// gateway: a 2xx with a JSON body, a 4xx of the service in the contract's error body, or 501
+// ER-501 while the endpoint is not implemented. Never a routing 404, a 405, a 5xx other than
+// 501, or an empty 200. A 404 is accepted only as the service's "entity does not exist"
+// (ER-102) for the made-up ids in the path, never as the gateway's "no such path" (ER-404).
+func TestEveryDocumentedPathAnswers(t *testing.T) {
+	t.Parallel()
+	for _, ep := range endpoints {
+		t.Run(ep.method+" "+ep.openapi, func(t *testing.T) {
+			t.Parallel()
+			r := do(t, newClient(ep.company, ep.role), ep.method, ep.path, []byte(ep.body))
+			switch {
+			case r.status >= 200 && r.status < 300:
+				if !json.Valid(r.body) || len(strings.TrimSpace(string(r.body))) < 2 {
+					t.Errorf("endpoint %d: %d with body %q, want a JSON body", ep.number, r.status, r.body)
+				}
+				t.Logf("endpoint %d: %d", ep.number, r.status)
+			case r.status == http.StatusNotImplemented:
+				wantError(t, r, http.StatusNotImplemented, "ER-501")
+				t.Logf("endpoint %d: not implemented yet", ep.number)
+			case r.status == http.StatusMethodNotAllowed || r.status >= 500:
+				t.Errorf("endpoint %d: status %d; body %s", ep.number, r.status, r.body)
+			case r.status >= 400:
+				d := decodeError(t, r)
+				if r.status == http.StatusNotFound && d.Code != "ER-102" {
+					t.Errorf("endpoint %d: 404 %s %q, want the path to be routed", ep.number, d.Code, d.Message)
+				}
+				if r.status == http.StatusUnauthorized {
+					t.Errorf("endpoint %d: a correctly signed request was refused: %q", ep.number, d.Message)
+				}
+				t.Logf("endpoint %d: %d %s", ep.number, r.status, d.Code)
+			default:
+				t.Errorf("endpoint %d: status %d; body %s", ep.number, r.status, r.body)
+			}
+		})
+	}
+}
+
+func TestOpenAPI(t *testing.T) {
+	t.Parallel()
+	r := send(t, mustRequest(t, http.MethodGet, env.stack.GatewayURL+"/openapi.json"))
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d, want 200; body %.200s", r.status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	golden(t, "openapi.golden.json", r.body)
+
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	// Every contract operation is documented with exactly its method; the document may
+	// also hold extensions (DESIGN.md §7), which are not checked here.
+	var got, want []string
+	for _, ep := range endpoints {
+		want = append(want, ep.method+" "+ep.openapi)
+		for method := range doc.Paths[ep.openapi] {
+			got = append(got, strings.ToUpper(method)+" "+ep.openapi)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("contract operations in openapi.json (-contract +openapi.json):\n%s", diff)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	t.Parallel()
+	r := send(t, mustRequest(t, http.MethodGet, env.stack.GatewayURL+"/healthz"))
+	var got struct {
+		Status string   `json:"status"`
+		Down   []string `json:"down"`
+	}
+	wantOK(t, r, &got)
+	if got.Status != "SERVING" || len(got.Down) != 0 {
+		t.Errorf("healthz %s, want status SERVING and nothing down", r.body)
+	}
+}

@@ -1,0 +1,239 @@
+package routes_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+
+	"github.com/zcustody/suite/gateway"
+	"github.com/zcustody/suite/gateway/internal/routes"
+)
+
+func table(t *testing.T) *routes.Table {
+	t.Helper()
+	tab, err := routes.Parse(gateway.RulesYAML)
+	if err != nil {
+		t.Fatalf("Parse(RulesYAML): %v", err)
+	}
+	return tab
+}
+
+// route is a Route without its compiled pattern.
+type route struct{ Method, Template, Selector string }
+
+func TestParseRulesFile(t *testing.T) {
+	t.Parallel()
+	want := []route{
+		// The contract's fifteen endpoints, in the rule file's order with the extensions.
+		{"POST", "/v3/api/servicedesk/requests", "servicedesk.v1.ServicedeskService.SearchRequests"},
+		{"POST", "/v3/api/trading/wallets", "trading.v1.TradingService.SearchWallets"},
+		{"POST", "/v3/api/interchange/settlement/create", "interchange.v1.InterchangeService.CreateSettlement"},
+		{"POST", "/v2/api/core/wallets/{wallet_id}/action", "custody.v1.CustodyService.ActOnLegacyWallet"},
+		{"POST", "/v3/api/servicedesk/create", "servicedesk.v1.ServicedeskService.CreateRequest"},
+		{"POST", "/v3/api/servicedesk/products", "servicedesk.v1.ServicedeskService.ListProducts"},
+		{"POST", "/v3/api/trading/vaults/addresses", "trading.v1.TradingService.ListVaultAddresses"},
+		{"POST", "/v3/api/interchange/settlement/wallet/addresses", "interchange.v1.InterchangeService.ListSettlementWalletAddresses"},
+		{"POST", "/v3/api/interchange/settlement/wallet/whitelisted/address", "interchange.v1.InterchangeService.ListWhitelistedAddresses"},
+		{"POST", "/v3/api/servicedesk/audit-trail", "servicedesk.v1.ServicedeskService.GetAuditTrail"},
+		// Extensions of the service-request lifecycle (DESIGN.md §7).
+		{"POST", "/v3/api/servicedesk/pending", "servicedesk.v1.ServicedeskService.GetPendingRequest"},
+		{"POST", "/v3/api/servicedesk/approve", "servicedesk.v1.ServicedeskService.ApproveRequest"},
+		{"POST", "/v3/api/servicedesk/cancel", "servicedesk.v1.ServicedeskService.CancelRequest"},
+		{"POST", "/v3/api/interchange/withdrawal/confirm", "interchange.v1.InterchangeService.ConfirmWithdrawal"},
+		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees"},
+		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline"},
+		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets"},
+		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation"},
+	}
+	var got []route
+	for _, r := range table(t).Routes() {
+		got = append(got, route{r.Method, r.Template, r.Selector})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Parse(RulesYAML) routes mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	tab := table(t)
+	tests := []struct {
+		give       string
+		giveMethod string
+		want       string
+	}{
+		{give: "/v3/api/servicedesk/requests", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.SearchRequests"},
+		{give: "/v3/api/trading/wallets", giveMethod: "POST", want: "trading.v1.TradingService.SearchWallets"},
+		{give: "/v3/api/interchange/settlement/create", giveMethod: "POST", want: "interchange.v1.InterchangeService.CreateSettlement"},
+		{give: "/v2/api/core/wallets/W1/action", giveMethod: "POST", want: "custody.v1.CustodyService.ActOnLegacyWallet"},
+		{give: "/v3/api/servicedesk/create", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.CreateRequest"},
+		{give: "/v3/api/servicedesk/products", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.ListProducts"},
+		{give: "/v3/api/trading/vaults/addresses", giveMethod: "POST", want: "trading.v1.TradingService.ListVaultAddresses"},
+		{give: "/v3/api/interchange/settlement/wallet/addresses", giveMethod: "POST", want: "interchange.v1.InterchangeService.ListSettlementWalletAddresses"},
+		{give: "/v3/api/interchange/settlement/wallet/whitelisted/address", giveMethod: "POST", want: "interchange.v1.InterchangeService.ListWhitelistedAddresses"},
+		{give: "/v3/api/servicedesk/audit-trail", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.GetAuditTrail"},
+		{give: "/v3/api/servicedesk/pending", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.GetPendingRequest"},
+		{give: "/v3/api/servicedesk/approve", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.ApproveRequest"},
+		{give: "/v3/api/servicedesk/cancel", giveMethod: "POST", want: "servicedesk.v1.ServicedeskService.CancelRequest"},
+		{give: "/v3/api/interchange/withdrawal/confirm", giveMethod: "POST", want: "interchange.v1.InterchangeService.ConfirmWithdrawal"},
+		{give: "/v3/api/custody/currencies/fees", giveMethod: "POST", want: "custody.v1.CustodyService.ListLedgerFees"},
+		{give: "/v3/api/custody/wallets/W-42/activate/xlm-usdc", giveMethod: "POST", want: "custody.v1.CustodyService.ActivateTrustline"},
+		{give: "/v2/api/core/wallets", giveMethod: "GET", want: "custody.v1.CustodyService.ListLegacyWallets"},
+		{give: "/v3/api/compliance/vasps/V/activate/true", giveMethod: "POST", want: "compliance.v1.ComplianceService.SetVaspActivation"},
+		// A variable is matched whatever its value; the service validates it.
+		{give: "/v3/api/compliance/vasps/V/activate/maybe", giveMethod: "POST", want: "compliance.v1.ComplianceService.SetVaspActivation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.giveMethod+" "+tt.give, func(t *testing.T) {
+			t.Parallel()
+			r, ok := tab.Match(tt.giveMethod, tt.give)
+			if !ok {
+				t.Fatalf("Match(%s, %s) found no route", tt.giveMethod, tt.give)
+			}
+			if r.Selector != tt.want || r.Method != tt.giveMethod {
+				t.Errorf("Match(%s, %s) = %s %s, want %s %s", tt.giveMethod, tt.give, r.Method, r.Selector, tt.giveMethod, tt.want)
+			}
+		})
+	}
+}
+
+func TestMatchNone(t *testing.T) {
+	t.Parallel()
+	tab := table(t)
+	tests := []struct {
+		name       string
+		give       string
+		giveMethod string
+	}{
+		{name: "wrong method on POST path", give: "/v3/api/trading/wallets", giveMethod: "GET"},
+		{name: "wrong method on GET path", give: "/v2/api/core/wallets", giveMethod: "POST"},
+		{name: "lowercase method", give: "/v3/api/trading/wallets", giveMethod: "post"},
+		{name: "extra segment", give: "/v3/api/trading/wallets/extra", giveMethod: "POST"},
+		{name: "extra segment after variables", give: "/v3/api/compliance/vasps/V/activate/true/x", giveMethod: "POST"},
+		{name: "trailing garbage", give: "/v3/api/trading/walletsX", giveMethod: "POST"},
+		{name: "trailing slash", give: "/v2/api/core/wallets/", giveMethod: "GET"},
+		{name: "leading garbage", give: "/x/v3/api/trading/wallets", giveMethod: "POST"},
+		{name: "variable spanning segments", give: "/v2/api/core/wallets/W/1/action", giveMethod: "POST"},
+		{name: "literal is not a pattern", give: "/v3/api/servicedesk/audit-trail", giveMethod: "GET"},
+		{name: "unknown path", give: "/v3/api/nope", giveMethod: "POST"},
+		{name: "empty path", give: "", giveMethod: "POST"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if r, ok := tab.Match(tt.giveMethod, tt.give); ok {
+				t.Errorf("Match(%s, %q) = %s, want no route", tt.giveMethod, tt.give, r.Selector)
+			}
+		})
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	t.Parallel()
+	tab := table(t)
+	tests := []struct {
+		give string
+		want []string
+	}{
+		{give: "/v3/api/servicedesk/products", want: []string{"POST"}},
+		{give: "/v2/api/core/wallets/W1/action", want: []string{"POST"}},
+		{give: "/v3/api/compliance/vasps/V/activate/false", want: []string{"POST"}},
+		{give: "/v2/api/core/wallets", want: []string{"GET"}},
+		{give: "/v3/api/nope", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, tab.Allowed(tt.give)); diff != "" {
+				t.Errorf("Allowed(%s) mismatch (-want +got):\n%s", tt.give, diff)
+			}
+		})
+	}
+}
+
+func TestAllowedSeveralMethods(t *testing.T) {
+	t.Parallel()
+	tab, err := routes.Parse([]byte(`
+http:
+  rules:
+    - selector: a.v1.A.Put
+      put: /v1/things/{id}
+    - selector: a.v1.A.Get
+      get: /v1/things/{id}
+    - selector: a.v1.A.Delete
+      delete: /v1/things/{id}
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if diff := cmp.Diff([]string{"DELETE", "GET", "PUT"}, tab.Allowed("/v1/things/7")); diff != "" {
+		t.Errorf("Allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		give string
+	}{
+		{name: "bad yaml", give: "http:\n  rules: [\n"},
+		{name: "not a rule list", give: "http:\n  rules: 3\n"},
+		{name: "empty file", give: ""},
+		{name: "no rules", give: "type: google.api.Service\nhttp:\n  rules: []\n"},
+		{name: "rules without a method", give: "http:\n  rules:\n    - selector: a.v1.A.B\n      body: \"*\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := routes.Parse([]byte(tt.give)); err == nil {
+				t.Errorf("Parse(%q) succeeded, want an error", tt.give)
+			}
+		})
+	}
+}
+
+// TestMatchAgreesWithMux checks the table against grpc-gateway's own matching of the same
+// rules: the gateway decides on submitter-id and the Allow header with the table, and
+// dispatches with the mux, so both must see the same route.
+func TestMatchAgreesWithMux(t *testing.T) {
+	t.Parallel()
+	tab := table(t)
+	mux := runtime.NewServeMux()
+	for _, r := range tab.Routes() {
+		if err := mux.HandlePath(r.Method, r.Template, func(w http.ResponseWriter, _ *http.Request, _ map[string]string) {
+			w.Header().Set("X-Selector", r.Selector)
+		}); err != nil {
+			t.Fatalf("HandlePath(%s %s): %v", r.Method, r.Template, err)
+		}
+	}
+	tests := []struct {
+		give       string
+		giveMethod string
+	}{
+		{give: "/v3/api/custody/wallets/W1/activate/xlm-usdc", giveMethod: "POST"},
+		{give: "/v2/api/core/wallets/W1/action", giveMethod: "POST"},
+		{give: "/v2/api/core/wallets", giveMethod: "GET"},
+		{give: "/v3/api/trading/wallets/x", giveMethod: "POST"},
+		{give: "/v3/api/trading/wallets", giveMethod: "GET"},
+		{give: "/v3/api/custody/wallets//activate/xlm-usdc", giveMethod: "POST"},
+		{give: "/v3/api/custody/wallets/W1/activate/", giveMethod: "POST"},
+		{give: "/v2/api/core/wallets//action", giveMethod: "POST"},
+		{give: "/v3/api/compliance/vasps/V/activate/", giveMethod: "POST"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.giveMethod+" "+tt.give, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest(tt.giveMethod, tt.give, nil))
+			want := rec.Header().Get("X-Selector")
+			got, _ := tab.Match(tt.giveMethod, tt.give)
+			if got.Selector != want {
+				t.Errorf("Match(%s, %s) = %q, the mux dispatches to %q", tt.giveMethod, tt.give, got.Selector, want)
+			}
+		})
+	}
+}
