@@ -95,7 +95,7 @@ func services() map[string]runner {
 		servicedeskapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c, TradingAddr: peers[tradingapp.Name],
 				InterchangeAddr: peers[interchangeapp.Name], CustodyAddr: peers[custodyapp.Name],
-				ComplianceAddr: peers[complianceapp.Name]}, l)
+				ComplianceAddr: peers[complianceapp.Name], SweepInterval: time.Second, ExecutionGrace: 5 * time.Second}, l)
 		},
 		tradingapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem")}, l)

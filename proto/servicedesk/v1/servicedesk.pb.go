@@ -25,6 +25,447 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Body of the pending extension.
+type GetPendingRequestRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId     string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPendingRequestRequest) Reset() {
+	*x = GetPendingRequestRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPendingRequestRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPendingRequestRequest) ProtoMessage() {}
+
+func (x *GetPendingRequestRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPendingRequestRequest.ProtoReflect.Descriptor instead.
+func (*GetPendingRequestRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetPendingRequestRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// Response of the pending extension.
+type GetPendingRequestResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object to sign: send it back in ApproveRequest (the checker sets `type` to Approve or
+	// Reject, and `rejectReason` when rejecting).
+	Request *structpb.Struct `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	// Placeholder: `$$REPLACE$$`.
+	Signature     string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPendingRequestResponse) Reset() {
+	*x = GetPendingRequestResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPendingRequestResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPendingRequestResponse) ProtoMessage() {}
+
+func (x *GetPendingRequestResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPendingRequestResponse.ProtoReflect.Descriptor instead.
+func (*GetPendingRequestResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetPendingRequestResponse) GetRequest() *structpb.Struct {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *GetPendingRequestResponse) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+// Body of the approve extension.
+type ApproveRequestRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The object GetPendingRequest returned, with the caller's decision.
+	Request *structpb.Struct `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// Base64 DER ECDSA P-256 SHA-256 signature over the canonical JSON of `request`.
+	Signature     string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveRequestRequest) Reset() {
+	*x = ApproveRequestRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveRequestRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveRequestRequest) ProtoMessage() {}
+
+func (x *ApproveRequestRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveRequestRequest.ProtoReflect.Descriptor instead.
+func (*ApproveRequestRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ApproveRequestRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ApproveRequestRequest) GetRequest() *structpb.Struct {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *ApproveRequestRequest) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+// Response of the approve extension.
+type ApproveRequestResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Its status after the action.
+	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveRequestResponse) Reset() {
+	*x = ApproveRequestResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveRequestResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveRequestResponse) ProtoMessage() {}
+
+func (x *ApproveRequestResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveRequestResponse.ProtoReflect.Descriptor instead.
+func (*ApproveRequestResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ApproveRequestResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ApproveRequestResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+// Body of the cancel extension.
+type CancelRequestRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId     string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRequestRequest) Reset() {
+	*x = CancelRequestRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRequestRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRequestRequest) ProtoMessage() {}
+
+func (x *CancelRequestRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRequestRequest.ProtoReflect.Descriptor instead.
+func (*CancelRequestRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CancelRequestRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// Response of the cancel extension.
+type CancelRequestResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// CANCELLED.
+	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRequestResponse) Reset() {
+	*x = CancelRequestResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRequestResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRequestResponse) ProtoMessage() {}
+
+func (x *CancelRequestResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRequestResponse.ProtoReflect.Descriptor instead.
+func (*CancelRequestResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CancelRequestResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *CancelRequestResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+// Input of VerifyAuditTrail.
+type VerifyAuditTrailRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request.
+	RequestId     string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyAuditTrailRequest) Reset() {
+	*x = VerifyAuditTrailRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyAuditTrailRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyAuditTrailRequest) ProtoMessage() {}
+
+func (x *VerifyAuditTrailRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyAuditTrailRequest.ProtoReflect.Descriptor instead.
+func (*VerifyAuditTrailRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *VerifyAuditTrailRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// Result of VerifyAuditTrail.
+type VerifyAuditTrailResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when every version is present and its hash matches the chain.
+	Intact bool `protobuf:"varint,1,opt,name=intact,proto3" json:"intact,omitempty"`
+	// Number of versions checked.
+	Versions int32 `protobuf:"varint,2,opt,name=versions,proto3" json:"versions,omitempty"`
+	// First version whose hash does not match (0 when intact).
+	BrokenAtVersion int32 `protobuf:"varint,3,opt,name=broken_at_version,json=brokenAtVersion,proto3" json:"broken_at_version,omitempty"`
+	// What is wrong, when not intact.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyAuditTrailResponse) Reset() {
+	*x = VerifyAuditTrailResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyAuditTrailResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyAuditTrailResponse) ProtoMessage() {}
+
+func (x *VerifyAuditTrailResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyAuditTrailResponse.ProtoReflect.Descriptor instead.
+func (*VerifyAuditTrailResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *VerifyAuditTrailResponse) GetIntact() bool {
+	if x != nil {
+		return x.Intact
+	}
+	return false
+}
+
+func (x *VerifyAuditTrailResponse) GetVersions() int32 {
+	if x != nil {
+		return x.Versions
+	}
+	return 0
+}
+
+func (x *VerifyAuditTrailResponse) GetBrokenAtVersion() int32 {
+	if x != nil {
+		return x.BrokenAtVersion
+	}
+	return 0
+}
+
+func (x *VerifyAuditTrailResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // Body of endpoint 1.
 type SearchRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -60,7 +501,7 @@ type SearchRequestsRequest struct {
 
 func (x *SearchRequestsRequest) Reset() {
 	*x = SearchRequestsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[0]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -72,7 +513,7 @@ func (x *SearchRequestsRequest) String() string {
 func (*SearchRequestsRequest) ProtoMessage() {}
 
 func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[0]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -85,7 +526,7 @@ func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsRequest.ProtoReflect.Descriptor instead.
 func (*SearchRequestsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{0}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SearchRequestsRequest) GetProductIds() []string {
@@ -192,7 +633,7 @@ type SearchRequestsResponse struct {
 
 func (x *SearchRequestsResponse) Reset() {
 	*x = SearchRequestsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[1]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -204,7 +645,7 @@ func (x *SearchRequestsResponse) String() string {
 func (*SearchRequestsResponse) ProtoMessage() {}
 
 func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[1]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -217,7 +658,7 @@ func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsResponse.ProtoReflect.Descriptor instead.
 func (*SearchRequestsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{1}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SearchRequestsResponse) GetTotal() int32 {
@@ -275,7 +716,7 @@ type ServiceRequest struct {
 
 func (x *ServiceRequest) Reset() {
 	*x = ServiceRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -287,7 +728,7 @@ func (x *ServiceRequest) String() string {
 func (*ServiceRequest) ProtoMessage() {}
 
 func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -300,7 +741,7 @@ func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceRequest.ProtoReflect.Descriptor instead.
 func (*ServiceRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{2}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ServiceRequest) GetRequestId() string {
@@ -430,7 +871,7 @@ type CreateRequestRequest struct {
 
 func (x *CreateRequestRequest) Reset() {
 	*x = CreateRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -442,7 +883,7 @@ func (x *CreateRequestRequest) String() string {
 func (*CreateRequestRequest) ProtoMessage() {}
 
 func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -455,7 +896,7 @@ func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestRequest.ProtoReflect.Descriptor instead.
 func (*CreateRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{3}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateRequestRequest) GetServiceId() string {
@@ -492,7 +933,7 @@ type CreateRequestResponse struct {
 
 func (x *CreateRequestResponse) Reset() {
 	*x = CreateRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +945,7 @@ func (x *CreateRequestResponse) String() string {
 func (*CreateRequestResponse) ProtoMessage() {}
 
 func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +958,7 @@ func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestResponse.ProtoReflect.Descriptor instead.
 func (*CreateRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{4}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateRequestResponse) GetRequestId() string {
@@ -547,7 +988,7 @@ type PluginDetail struct {
 
 func (x *PluginDetail) Reset() {
 	*x = PluginDetail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +1000,7 @@ func (x *PluginDetail) String() string {
 func (*PluginDetail) ProtoMessage() {}
 
 func (x *PluginDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +1013,7 @@ func (x *PluginDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginDetail.ProtoReflect.Descriptor instead.
 func (*PluginDetail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{5}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PluginDetail) GetEntityId() []string {
@@ -608,7 +1049,7 @@ type ListProductsRequest struct {
 
 func (x *ListProductsRequest) Reset() {
 	*x = ListProductsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -620,7 +1061,7 @@ func (x *ListProductsRequest) String() string {
 func (*ListProductsRequest) ProtoMessage() {}
 
 func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -633,7 +1074,7 @@ func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsRequest.ProtoReflect.Descriptor instead.
 func (*ListProductsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListProductsRequest) GetProducts() []string {
@@ -682,7 +1123,7 @@ type ListProductsResponse struct {
 
 func (x *ListProductsResponse) Reset() {
 	*x = ListProductsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -694,7 +1135,7 @@ func (x *ListProductsResponse) String() string {
 func (*ListProductsResponse) ProtoMessage() {}
 
 func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,7 +1148,7 @@ func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsResponse.ProtoReflect.Descriptor instead.
 func (*ListProductsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListProductsResponse) GetItems() []*CatalogItem {
@@ -740,7 +1181,7 @@ type CatalogItem struct {
 
 func (x *CatalogItem) Reset() {
 	*x = CatalogItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +1193,7 @@ func (x *CatalogItem) String() string {
 func (*CatalogItem) ProtoMessage() {}
 
 func (x *CatalogItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +1206,7 @@ func (x *CatalogItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogItem.ProtoReflect.Descriptor instead.
 func (*CatalogItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CatalogItem) GetProduct() string {
@@ -834,7 +1275,7 @@ type GetAuditTrailRequest struct {
 
 func (x *GetAuditTrailRequest) Reset() {
 	*x = GetAuditTrailRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +1287,7 @@ func (x *GetAuditTrailRequest) String() string {
 func (*GetAuditTrailRequest) ProtoMessage() {}
 
 func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +1300,7 @@ func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailRequest.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetAuditTrailRequest) GetRequestIds() []string {
@@ -901,7 +1342,7 @@ type GetAuditTrailResponse struct {
 
 func (x *GetAuditTrailResponse) Reset() {
 	*x = GetAuditTrailResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1354,7 @@ func (x *GetAuditTrailResponse) String() string {
 func (*GetAuditTrailResponse) ProtoMessage() {}
 
 func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1367,7 @@ func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailResponse.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetAuditTrailResponse) GetTrails() []*AuditTrail {
@@ -949,7 +1390,7 @@ type AuditTrail struct {
 
 func (x *AuditTrail) Reset() {
 	*x = AuditTrail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1402,7 @@ func (x *AuditTrail) String() string {
 func (*AuditTrail) ProtoMessage() {}
 
 func (x *AuditTrail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1415,7 @@ func (x *AuditTrail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrail.ProtoReflect.Descriptor instead.
 func (*AuditTrail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AuditTrail) GetTotal() int32 {
@@ -1008,7 +1449,7 @@ type AuditTrailEntry struct {
 
 func (x *AuditTrailEntry) Reset() {
 	*x = AuditTrailEntry{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1020,7 +1461,7 @@ func (x *AuditTrailEntry) String() string {
 func (*AuditTrailEntry) ProtoMessage() {}
 
 func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1033,7 +1474,7 @@ func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrailEntry.ProtoReflect.Descriptor instead.
 func (*AuditTrailEntry) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AuditTrailEntry) GetRequestId() string {
@@ -1085,7 +1526,7 @@ type ProcessingSummaryItem struct {
 
 func (x *ProcessingSummaryItem) Reset() {
 	*x = ProcessingSummaryItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1538,7 @@ func (x *ProcessingSummaryItem) String() string {
 func (*ProcessingSummaryItem) ProtoMessage() {}
 
 func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1551,7 @@ func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingSummaryItem.ProtoReflect.Descriptor instead.
 func (*ProcessingSummaryItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ProcessingSummaryItem) GetRole() string {
@@ -1172,7 +1613,7 @@ type ProcessingStep struct {
 
 func (x *ProcessingStep) Reset() {
 	*x = ProcessingStep{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1625,7 @@ func (x *ProcessingStep) String() string {
 func (*ProcessingStep) ProtoMessage() {}
 
 func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1638,7 @@ func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingStep.ProtoReflect.Descriptor instead.
 func (*ProcessingStep) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ProcessingStep) GetName() string {
@@ -1232,7 +1673,37 @@ var File_servicedesk_v1_servicedesk_proto protoreflect.FileDescriptor
 
 const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
-	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x8d\x04\n" +
+	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"9\n" +
+	"\x18GetPendingRequestRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\"l\n" +
+	"\x19GetPendingRequestResponse\x121\n" +
+	"\arequest\x18\x01 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x87\x01\n" +
+	"\x15ApproveRequestRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x121\n" +
+	"\arequest\x18\x02 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\"O\n" +
+	"\x16ApproveRequestResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"5\n" +
+	"\x14CancelRequestRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\"N\n" +
+	"\x15CancelRequestResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"8\n" +
+	"\x17VerifyAuditTrailRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\"\x92\x01\n" +
+	"\x18VerifyAuditTrailResponse\x12\x16\n" +
+	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x1a\n" +
+	"\bversions\x18\x02 \x01(\x05R\bversions\x12*\n" +
+	"\x11broken_at_version\x18\x03 \x01(\x05R\x0fbrokenAtVersion\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\x8d\x04\n" +
 	"\x15SearchRequestsRequest\x12\x1f\n" +
 	"\vproduct_ids\x18\x01 \x03(\tR\n" +
 	"productIds\x12\x1f\n" +
@@ -1351,12 +1822,16 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1c\n" +
 	"\ttimestamp\x18\x03 \x01(\tR\ttimestamp\x12!\n" +
-	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\x8c\x03\n" +
+	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\x9c\x06\n" +
 	"\x12ServicedeskService\x12_\n" +
 	"\x0eSearchRequests\x12%.servicedesk.v1.SearchRequestsRequest\x1a&.servicedesk.v1.SearchRequestsResponse\x12\\\n" +
 	"\rCreateRequest\x12$.servicedesk.v1.CreateRequestRequest\x1a%.servicedesk.v1.CreateRequestResponse\x12Y\n" +
 	"\fListProducts\x12#.servicedesk.v1.ListProductsRequest\x1a$.servicedesk.v1.ListProductsResponse\x12\\\n" +
-	"\rGetAuditTrail\x12$.servicedesk.v1.GetAuditTrailRequest\x1a%.servicedesk.v1.GetAuditTrailResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
+	"\rGetAuditTrail\x12$.servicedesk.v1.GetAuditTrailRequest\x1a%.servicedesk.v1.GetAuditTrailResponse\x12h\n" +
+	"\x11GetPendingRequest\x12(.servicedesk.v1.GetPendingRequestRequest\x1a).servicedesk.v1.GetPendingRequestResponse\x12_\n" +
+	"\x0eApproveRequest\x12%.servicedesk.v1.ApproveRequestRequest\x1a&.servicedesk.v1.ApproveRequestResponse\x12\\\n" +
+	"\rCancelRequest\x12$.servicedesk.v1.CancelRequestRequest\x1a%.servicedesk.v1.CancelRequestResponse\x12e\n" +
+	"\x10VerifyAuditTrail\x12'.servicedesk.v1.VerifyAuditTrailRequest\x1a(.servicedesk.v1.VerifyAuditTrailResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
 
 var (
 	file_servicedesk_v1_servicedesk_proto_rawDescOnce sync.Once
@@ -1370,54 +1845,72 @@ func file_servicedesk_v1_servicedesk_proto_rawDescGZIP() []byte {
 	return file_servicedesk_v1_servicedesk_proto_rawDescData
 }
 
-var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
-	(*SearchRequestsRequest)(nil),  // 0: servicedesk.v1.SearchRequestsRequest
-	(*SearchRequestsResponse)(nil), // 1: servicedesk.v1.SearchRequestsResponse
-	(*ServiceRequest)(nil),         // 2: servicedesk.v1.ServiceRequest
-	(*CreateRequestRequest)(nil),   // 3: servicedesk.v1.CreateRequestRequest
-	(*CreateRequestResponse)(nil),  // 4: servicedesk.v1.CreateRequestResponse
-	(*PluginDetail)(nil),           // 5: servicedesk.v1.PluginDetail
-	(*ListProductsRequest)(nil),    // 6: servicedesk.v1.ListProductsRequest
-	(*ListProductsResponse)(nil),   // 7: servicedesk.v1.ListProductsResponse
-	(*CatalogItem)(nil),            // 8: servicedesk.v1.CatalogItem
-	(*GetAuditTrailRequest)(nil),   // 9: servicedesk.v1.GetAuditTrailRequest
-	(*GetAuditTrailResponse)(nil),  // 10: servicedesk.v1.GetAuditTrailResponse
-	(*AuditTrail)(nil),             // 11: servicedesk.v1.AuditTrail
-	(*AuditTrailEntry)(nil),        // 12: servicedesk.v1.AuditTrailEntry
-	(*ProcessingSummaryItem)(nil),  // 13: servicedesk.v1.ProcessingSummaryItem
-	(*ProcessingStep)(nil),         // 14: servicedesk.v1.ProcessingStep
-	(*v1.Sort)(nil),                // 15: common.v1.Sort
-	(*structpb.Struct)(nil),        // 16: google.protobuf.Struct
+	(*GetPendingRequestRequest)(nil),  // 0: servicedesk.v1.GetPendingRequestRequest
+	(*GetPendingRequestResponse)(nil), // 1: servicedesk.v1.GetPendingRequestResponse
+	(*ApproveRequestRequest)(nil),     // 2: servicedesk.v1.ApproveRequestRequest
+	(*ApproveRequestResponse)(nil),    // 3: servicedesk.v1.ApproveRequestResponse
+	(*CancelRequestRequest)(nil),      // 4: servicedesk.v1.CancelRequestRequest
+	(*CancelRequestResponse)(nil),     // 5: servicedesk.v1.CancelRequestResponse
+	(*VerifyAuditTrailRequest)(nil),   // 6: servicedesk.v1.VerifyAuditTrailRequest
+	(*VerifyAuditTrailResponse)(nil),  // 7: servicedesk.v1.VerifyAuditTrailResponse
+	(*SearchRequestsRequest)(nil),     // 8: servicedesk.v1.SearchRequestsRequest
+	(*SearchRequestsResponse)(nil),    // 9: servicedesk.v1.SearchRequestsResponse
+	(*ServiceRequest)(nil),            // 10: servicedesk.v1.ServiceRequest
+	(*CreateRequestRequest)(nil),      // 11: servicedesk.v1.CreateRequestRequest
+	(*CreateRequestResponse)(nil),     // 12: servicedesk.v1.CreateRequestResponse
+	(*PluginDetail)(nil),              // 13: servicedesk.v1.PluginDetail
+	(*ListProductsRequest)(nil),       // 14: servicedesk.v1.ListProductsRequest
+	(*ListProductsResponse)(nil),      // 15: servicedesk.v1.ListProductsResponse
+	(*CatalogItem)(nil),               // 16: servicedesk.v1.CatalogItem
+	(*GetAuditTrailRequest)(nil),      // 17: servicedesk.v1.GetAuditTrailRequest
+	(*GetAuditTrailResponse)(nil),     // 18: servicedesk.v1.GetAuditTrailResponse
+	(*AuditTrail)(nil),                // 19: servicedesk.v1.AuditTrail
+	(*AuditTrailEntry)(nil),           // 20: servicedesk.v1.AuditTrailEntry
+	(*ProcessingSummaryItem)(nil),     // 21: servicedesk.v1.ProcessingSummaryItem
+	(*ProcessingStep)(nil),            // 22: servicedesk.v1.ProcessingStep
+	(*structpb.Struct)(nil),           // 23: google.protobuf.Struct
+	(*v1.Sort)(nil),                   // 24: common.v1.Sort
 }
 var file_servicedesk_v1_servicedesk_proto_depIdxs = []int32{
-	15, // 0: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
-	2,  // 1: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
-	16, // 2: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
-	16, // 3: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
-	16, // 4: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
-	5,  // 5: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
-	16, // 6: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
-	8,  // 7: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
-	16, // 8: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
-	15, // 9: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
-	11, // 10: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
-	12, // 11: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
-	13, // 12: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
-	14, // 13: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
-	0,  // 14: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
-	3,  // 15: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
-	6,  // 16: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
-	9,  // 17: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
-	1,  // 18: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
-	4,  // 19: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
-	7,  // 20: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
-	10, // 21: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
-	18, // [18:22] is the sub-list for method output_type
-	14, // [14:18] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	23, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
+	23, // 1: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
+	24, // 2: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
+	10, // 3: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
+	23, // 4: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
+	23, // 5: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
+	23, // 6: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
+	13, // 7: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
+	23, // 8: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
+	16, // 9: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
+	23, // 10: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
+	24, // 11: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
+	19, // 12: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
+	20, // 13: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
+	21, // 14: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
+	22, // 15: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
+	8,  // 16: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
+	11, // 17: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
+	14, // 18: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
+	17, // 19: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
+	0,  // 20: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
+	2,  // 21: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
+	4,  // 22: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
+	6,  // 23: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
+	9,  // 24: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
+	12, // 25: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
+	15, // 26: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
+	18, // 27: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
+	1,  // 28: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
+	3,  // 29: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
+	5,  // 30: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
+	7,  // 31: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
+	24, // [24:32] is the sub-list for method output_type
+	16, // [16:24] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_servicedesk_v1_servicedesk_proto_init() }
@@ -1425,15 +1918,15 @@ func file_servicedesk_v1_servicedesk_proto_init() {
 	if File_servicedesk_v1_servicedesk_proto != nil {
 		return
 	}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[0].OneofWrappers = []any{}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[9].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[8].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_servicedesk_v1_servicedesk_proto_rawDesc), len(file_servicedesk_v1_servicedesk_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,10 +21,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ServicedeskService_SearchRequests_FullMethodName = "/servicedesk.v1.ServicedeskService/SearchRequests"
-	ServicedeskService_CreateRequest_FullMethodName  = "/servicedesk.v1.ServicedeskService/CreateRequest"
-	ServicedeskService_ListProducts_FullMethodName   = "/servicedesk.v1.ServicedeskService/ListProducts"
-	ServicedeskService_GetAuditTrail_FullMethodName  = "/servicedesk.v1.ServicedeskService/GetAuditTrail"
+	ServicedeskService_SearchRequests_FullMethodName    = "/servicedesk.v1.ServicedeskService/SearchRequests"
+	ServicedeskService_CreateRequest_FullMethodName     = "/servicedesk.v1.ServicedeskService/CreateRequest"
+	ServicedeskService_ListProducts_FullMethodName      = "/servicedesk.v1.ServicedeskService/ListProducts"
+	ServicedeskService_GetAuditTrail_FullMethodName     = "/servicedesk.v1.ServicedeskService/GetAuditTrail"
+	ServicedeskService_GetPendingRequest_FullMethodName = "/servicedesk.v1.ServicedeskService/GetPendingRequest"
+	ServicedeskService_ApproveRequest_FullMethodName    = "/servicedesk.v1.ServicedeskService/ApproveRequest"
+	ServicedeskService_CancelRequest_FullMethodName     = "/servicedesk.v1.ServicedeskService/CancelRequest"
+	ServicedeskService_VerifyAuditTrail_FullMethodName  = "/servicedesk.v1.ServicedeskService/VerifyAuditTrail"
 )
 
 // ServicedeskServiceClient is the client API for ServicedeskService service.
@@ -41,6 +45,16 @@ type ServicedeskServiceClient interface {
 	ListProducts(ctx context.Context, in *ListProductsRequest, opts ...grpc.CallOption) (*ListProductsResponse, error)
 	// Endpoint 10: audit trail of service requests.
 	GetAuditTrail(ctx context.Context, in *GetAuditTrailRequest, opts ...grpc.CallOption) (*GetAuditTrailResponse, error)
+	// Extension: the request object the acting user must sign (maker confirmation or checker
+	// decision), with a placeholder signature.
+	GetPendingRequest(ctx context.Context, in *GetPendingRequestRequest, opts ...grpc.CallOption) (*GetPendingRequestResponse, error)
+	// Extension: confirm (maker), approve or reject (checker) a request with a signature over
+	// the canonical JSON of the `request` object that GetPendingRequest returned.
+	ApproveRequest(ctx context.Context, in *ApproveRequestRequest, opts ...grpc.CallOption) (*ApproveRequestResponse, error)
+	// Extension: the maker cancels a request before it is authorised.
+	CancelRequest(ctx context.Context, in *CancelRequestRequest, opts ...grpc.CallOption) (*CancelRequestResponse, error)
+	// Internal (no REST path): recompute a request's audit-trail hash chain.
+	VerifyAuditTrail(ctx context.Context, in *VerifyAuditTrailRequest, opts ...grpc.CallOption) (*VerifyAuditTrailResponse, error)
 }
 
 type servicedeskServiceClient struct {
@@ -91,6 +105,46 @@ func (c *servicedeskServiceClient) GetAuditTrail(ctx context.Context, in *GetAud
 	return out, nil
 }
 
+func (c *servicedeskServiceClient) GetPendingRequest(ctx context.Context, in *GetPendingRequestRequest, opts ...grpc.CallOption) (*GetPendingRequestResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPendingRequestResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_GetPendingRequest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicedeskServiceClient) ApproveRequest(ctx context.Context, in *ApproveRequestRequest, opts ...grpc.CallOption) (*ApproveRequestResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApproveRequestResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_ApproveRequest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicedeskServiceClient) CancelRequest(ctx context.Context, in *CancelRequestRequest, opts ...grpc.CallOption) (*CancelRequestResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelRequestResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_CancelRequest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicedeskServiceClient) VerifyAuditTrail(ctx context.Context, in *VerifyAuditTrailRequest, opts ...grpc.CallOption) (*VerifyAuditTrailResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifyAuditTrailResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_VerifyAuditTrail_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ServicedeskServiceServer is the server API for ServicedeskService service.
 // All implementations must embed UnimplementedServicedeskServiceServer
 // for forward compatibility.
@@ -105,6 +159,16 @@ type ServicedeskServiceServer interface {
 	ListProducts(context.Context, *ListProductsRequest) (*ListProductsResponse, error)
 	// Endpoint 10: audit trail of service requests.
 	GetAuditTrail(context.Context, *GetAuditTrailRequest) (*GetAuditTrailResponse, error)
+	// Extension: the request object the acting user must sign (maker confirmation or checker
+	// decision), with a placeholder signature.
+	GetPendingRequest(context.Context, *GetPendingRequestRequest) (*GetPendingRequestResponse, error)
+	// Extension: confirm (maker), approve or reject (checker) a request with a signature over
+	// the canonical JSON of the `request` object that GetPendingRequest returned.
+	ApproveRequest(context.Context, *ApproveRequestRequest) (*ApproveRequestResponse, error)
+	// Extension: the maker cancels a request before it is authorised.
+	CancelRequest(context.Context, *CancelRequestRequest) (*CancelRequestResponse, error)
+	// Internal (no REST path): recompute a request's audit-trail hash chain.
+	VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error)
 	mustEmbedUnimplementedServicedeskServiceServer()
 }
 
@@ -126,6 +190,18 @@ func (UnimplementedServicedeskServiceServer) ListProducts(context.Context, *List
 }
 func (UnimplementedServicedeskServiceServer) GetAuditTrail(context.Context, *GetAuditTrailRequest) (*GetAuditTrailResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetAuditTrail not implemented")
+}
+func (UnimplementedServicedeskServiceServer) GetPendingRequest(context.Context, *GetPendingRequestRequest) (*GetPendingRequestResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPendingRequest not implemented")
+}
+func (UnimplementedServicedeskServiceServer) ApproveRequest(context.Context, *ApproveRequestRequest) (*ApproveRequestResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApproveRequest not implemented")
+}
+func (UnimplementedServicedeskServiceServer) CancelRequest(context.Context, *CancelRequestRequest) (*CancelRequestResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelRequest not implemented")
+}
+func (UnimplementedServicedeskServiceServer) VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifyAuditTrail not implemented")
 }
 func (UnimplementedServicedeskServiceServer) mustEmbedUnimplementedServicedeskServiceServer() {}
 func (UnimplementedServicedeskServiceServer) testEmbeddedByValue()                            {}
@@ -220,6 +296,78 @@ func _ServicedeskService_GetAuditTrail_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ServicedeskService_GetPendingRequest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPendingRequestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).GetPendingRequest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_GetPendingRequest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).GetPendingRequest(ctx, req.(*GetPendingRequestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServicedeskService_ApproveRequest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApproveRequestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).ApproveRequest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_ApproveRequest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).ApproveRequest(ctx, req.(*ApproveRequestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServicedeskService_CancelRequest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelRequestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).CancelRequest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_CancelRequest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).CancelRequest(ctx, req.(*CancelRequestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServicedeskService_VerifyAuditTrail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyAuditTrailRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).VerifyAuditTrail(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_VerifyAuditTrail_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).VerifyAuditTrail(ctx, req.(*VerifyAuditTrailRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ServicedeskService_ServiceDesc is the grpc.ServiceDesc for ServicedeskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -242,6 +390,22 @@ var ServicedeskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetAuditTrail",
 			Handler:    _ServicedeskService_GetAuditTrail_Handler,
+		},
+		{
+			MethodName: "GetPendingRequest",
+			Handler:    _ServicedeskService_GetPendingRequest_Handler,
+		},
+		{
+			MethodName: "ApproveRequest",
+			Handler:    _ServicedeskService_ApproveRequest_Handler,
+		},
+		{
+			MethodName: "CancelRequest",
+			Handler:    _ServicedeskService_CancelRequest_Handler,
+		},
+		{
+			MethodName: "VerifyAuditTrail",
+			Handler:    _ServicedeskService_VerifyAuditTrail_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

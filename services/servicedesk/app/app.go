@@ -3,8 +3,15 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
@@ -24,10 +31,17 @@ type Config struct {
 	InterchangeAddr string `env:"INTERCHANGE_ADDR, default=127.0.0.1:9003"`
 	CustodyAddr     string `env:"CUSTODY_ADDR, default=127.0.0.1:9004"`
 	ComplianceAddr  string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
+	// SweepInterval is how often overdue requests are expired and stalled executions resumed.
+	SweepInterval time.Duration `env:"SWEEP_INTERVAL, default=5s"`
+	// ExecutionGrace is how long an authorised request is left to its inline execution.
+	ExecutionGrace time.Duration `env:"EXECUTION_GRACE, default=30s"`
 }
 
 // Run starts the service desk and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if cfg.SweepInterval <= 0 || cfg.ExecutionGrace <= 0 {
+		return fmt.Errorf("SWEEP_INTERVAL and EXECUTION_GRACE must be positive")
+	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
 	if err != nil {
 		return err
@@ -39,7 +53,25 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := st.SyncCatalog(ctx, servicedesk.Catalog()); err != nil {
 		return err
 	}
-	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(st))
+	signer, err := cfg.ServiceSigner(Name)
+	if err != nil {
+		return err
+	}
+	plugins := server.NewPlugins(map[string]pluginv1.PluginServiceClient{}, signer)
+	for owner, addr := range map[string]string{"trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr, "custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr} {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return fmt.Errorf("dial %s: %w", owner, err)
+		}
+		defer conn.Close()
+		plugins.Add(owner, pluginv1.NewPluginServiceClient(conn))
+	}
+	executor := server.NewExecutor(st, plugins, logger)
+	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: executor, Logger: logger, Grace: cfg.ExecutionGrace, Now: time.Now}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { sweeper.Loop(ctx, cfg.SweepInterval) })
+	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(st, executor))
 	servicedeskv1.RegisterIdentityServiceServer(deps.Server.GRPC, server.NewIdentity(st))
 	return deps.Run(ctx)
 }

@@ -4,6 +4,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -11,26 +12,37 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
-// Catalog is what the handlers need from the store.
-type Catalog interface {
+// Store is what the handlers need from the service desk's store.
+type Store interface {
 	FindCatalog(ctx context.Context, f servicedesk.CatalogFilter) ([]servicedesk.Service, error)
+	User(ctx context.Context, companyID, email string) (servicedesk.User, error)
+	InsertRequest(ctx context.Context, r servicedesk.Request) error
+	Request(ctx context.Context, companyID, id string) (servicedesk.Request, error)
+	RequestByEndToEnd(ctx context.Context, companyID, endToEndID string) (servicedesk.Request, error)
+	RequestsByID(ctx context.Context, companyID string, ids []string) ([]servicedesk.Request, error)
+	RequestByIDAnyCompany(ctx context.Context, id string) (servicedesk.Request, error)
+	SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error)
+	Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error)
 }
 
-// Server implements servicedeskv1.ServicedeskServiceServer. Methods a later issue implements
-// answer Unimplemented through the embedded type.
+// Server implements servicedeskv1.ServicedeskServiceServer.
 type Server struct {
 	servicedeskv1.UnimplementedServicedeskServiceServer
-	catalog Catalog
+	store    Store
+	catalog  Store
+	executor *Executor
+	now      func() time.Time
 }
 
 var _ servicedeskv1.ServicedeskServiceServer = (*Server)(nil)
 
 // New returns the server.
-func New(catalog Catalog) *Server { return &Server{catalog: catalog} }
+func New(store Store, executor *Executor) *Server {
+	return &Server{store: store, catalog: store, executor: executor, now: time.Now}
+}
 
 // ListProducts serves endpoint 6: the catalog filtered by the caller's entitlements and by
 // every documented filter.
@@ -80,7 +92,7 @@ func catalogFilter(req *servicedeskv1.ListProductsRequest, entitled []string) (s
 	for _, id := range ids {
 		n, err := servicedesk.ParseProductID(id)
 		if err != nil {
-			return f, apperr.Invalid(apperr.CodeFormat, "productIds", "%v", err)
+			return f, apperr.Invalid(apperr.CodeFormat, "productIds", "productIds value %q must be hexadecimal (0x0013) or decimal (19)", id)
 		}
 		f.ProductIDs = append(f.ProductIDs, n)
 	}
@@ -94,16 +106,4 @@ func catalogItem(svc servicedesk.Service) (*servicedeskv1.CatalogItem, error) {
 	}
 	return &servicedeskv1.CatalogItem{Product: svc.Product, ProductId: svc.ProductID, ServiceId: svc.ID,
 		ServiceName: svc.Name, RequestType: svc.RequestType, Description: svc.Description, Template: template}, nil
-}
-
-// requireUser returns the calling API user; company-level and system callers are refused.
-func requireUser(ctx context.Context) (principal.Principal, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok {
-		return p, apperr.Unauthenticated("missing caller credentials")
-	}
-	if p.Kind != principal.KindUser || p.CompanyID == "" {
-		return p, apperr.Forbidden("this operation needs an API user (submitter-id)")
-	}
-	return p, nil
 }

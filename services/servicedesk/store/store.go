@@ -37,6 +37,9 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	}{
 		{colUsers, "company_email", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "email", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_email")}},
 		{colCatalog, "product_id", mongo.IndexModel{Keys: bson.D{{Key: "product", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("product_id")}},
+		{colRequests, "company_e2e", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "endToEndId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_e2e")}},
+		{colRequests, "company_updated", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")}},
+		{colRequests, "status_expires", mongo.IndexModel{Keys: bson.D{{Key: "status", Value: 1}, {Key: "expiresAt", Value: 1}}, Options: options.Index().SetName("status_expires")}},
 	}
 	for _, i := range idx {
 		if _, err := s.db.Collection(i.col).Indexes().CreateOne(ctx, i.model); err != nil {

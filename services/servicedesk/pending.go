@@ -1,0 +1,73 @@
+package servicedesk
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/zcustody/suite/services/internal/canonical"
+)
+
+// PendingView is the request object a user signs to act on r: the maker confirms it as is,
+// a checker sets `type` to Approve or Reject (and `rejectReason`). It binds the signature to
+// this request, its payload and its current version, so a signature cannot be replayed on a
+// later version or another request.
+func PendingView(r Request) (map[string]any, error) {
+	var payload map[string]any
+	if err := json.Unmarshal([]byte(r.Payload), &payload); err != nil {
+		return nil, fmt.Errorf("payload of %s: %w", r.ID, err)
+	}
+	typ := TypeConfirm
+	if r.Status == StatusPendingAuthorisation {
+		typ = TypeApprove
+	}
+	return map[string]any{
+		"requestId":     r.ID,
+		"serviceId":     r.ServiceID,
+		"requestType":   r.RequestType,
+		"companyId":     r.CompanyID,
+		"endToEndId":    r.EndToEndID,
+		"payload":       payload,
+		"entityId":      r.EntityIDs,
+		"status":        r.Status,
+		"createdBy":     r.CreatedBy,
+		"versionNumber": len(r.Versions),
+		"type":          typ,
+	}, nil
+}
+
+// Decision is what a signed request object asks for.
+type Decision struct {
+	Type         string
+	RejectReason string
+}
+
+// MatchPending checks that the signed object (any JSON) is r's pending view apart from the
+// decision fields, and returns the decision.
+func MatchPending(r Request, signed []byte) (Decision, bool, error) {
+	var got map[string]any
+	if err := json.Unmarshal(signed, &got); err != nil {
+		return Decision{}, false, fmt.Errorf("request object: %w", err)
+	}
+	d := Decision{}
+	d.Type, _ = got["type"].(string)
+	d.RejectReason, _ = got["rejectReason"].(string)
+	want, err := PendingView(r)
+	if err != nil {
+		return d, false, err
+	}
+	got = maps.Clone(got)
+	for _, k := range []string{"type", "rejectReason"} {
+		delete(got, k)
+		delete(want, k)
+	}
+	a, err := canonical.Marshal(got)
+	if err != nil {
+		return d, false, err
+	}
+	b, err := canonical.Marshal(want)
+	if err != nil {
+		return d, false, err
+	}
+	return d, string(a) == string(b), nil
+}

@@ -1,0 +1,127 @@
+package servicedesk
+
+import (
+	"slices"
+	"time"
+)
+
+// Service-request statuses (DESIGN.md §7), upper case with spaces as the reference API shows.
+const (
+	StatusPendingConfirmation  = "PENDING CONFIRMATION"
+	StatusPendingAuthorisation = "PENDING AUTHORISATION"
+	StatusAuthorised           = "AUTHORISED"
+	StatusCompleted            = "COMPLETED"
+	StatusFailed               = "FAILED"
+	StatusRejected             = "REJECTED"
+	StatusCancelled            = "CANCELLED"
+	StatusExpired              = "EXPIRED"
+)
+
+// Statuses lists every status (the search filter's allowed values).
+var Statuses = []string{StatusPendingConfirmation, StatusPendingAuthorisation, StatusAuthorised,
+	StatusCompleted, StatusFailed, StatusRejected, StatusCancelled, StatusExpired}
+
+// Pending reports whether a request in status s still waits for a person.
+func Pending(s string) bool {
+	return s == StatusPendingConfirmation || s == StatusPendingAuthorisation
+}
+
+// Version actions: the documented integers of an audit-trail version's versionAction.
+const (
+	ActionCreated   int32 = 1
+	ActionConfirmed int32 = 2
+	ActionApproved  int32 = 3
+	ActionRejected  int32 = 4
+	ActionCancelled int32 = 5
+	ActionExpired   int32 = 6
+	ActionCompleted int32 = 7
+	ActionFailed    int32 = 8
+)
+
+// Roles of the audit trail.
+const (
+	RoleMaker   = "MAKER"
+	RoleChecker = "CHECKER"
+	RoleSystem  = "SYSTEM"
+)
+
+// Step names of the processing summary, per action.
+var stepNames = map[int32]string{
+	ActionCreated: "Created", ActionConfirmed: "Confirmed", ActionApproved: "Approved",
+	ActionRejected: "Rejected", ActionCancelled: "Cancelled", ActionExpired: "Expired",
+	ActionCompleted: "Completed", ActionFailed: "Failed",
+}
+
+// StepName returns the processing-summary status of an action.
+func StepName(action int32) string { return stepNames[action] }
+
+// Request is a service request.
+type Request struct {
+	ID            string
+	CompanyID     string
+	CompanyName   string
+	ServiceID     string
+	Product       string
+	ProductID     string // hexadecimal, e.g. 0x0013
+	RequestType   string
+	Owner         string
+	NeedsChecker  bool
+	EndToEndID    string
+	Payload       string // canonical JSON object
+	BodyHash      string // hex SHA-256 of the canonical {serviceId, payload}
+	EntityIDs     []string
+	PluginDetails string // JSON array of objects
+	Status        string
+	CreatedBy     string
+	UpdatedBy     string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ExpiresAt     time.Time
+	AuthorisedAt  time.Time
+	FailureReason string
+	Versions      []Version
+}
+
+// Version is one entry of a request's append-only audit trail.
+type Version struct {
+	Number      int32
+	Action      int32
+	Role        string
+	Actor       string
+	CompanyName string
+	Status      string // request status after the action
+	At          time.Time
+	PrevHash    string
+	Hash        string
+}
+
+// Transition is one state change: the status it requires, the status it sets, and the
+// version it appends.
+type Transition struct {
+	From    []string
+	To      string
+	Action  int32
+	Role    string
+	Actor   string
+	Reason  string
+	Updated string // updatedBy
+}
+
+// Allowed reports whether status s may take transition t.
+func (t Transition) Allowed(s string) bool { return slices.Contains(t.From, s) }
+
+// Maker is who creates a request.
+type Maker struct {
+	Email, CompanyID, CompanyName string
+}
+
+// NewRequest returns a request awaiting its maker's confirmation, with its first audit version.
+func NewRequest(id string, m Maker, svc Service, endToEndID, payload, bodyHash string, now time.Time) Request {
+	v := Seal(id, Version{Number: 1, Action: ActionCreated, Role: RoleMaker, Actor: m.Email, CompanyName: m.CompanyName,
+		Status: StatusPendingConfirmation, At: now}, nil)
+	return Request{ID: id, CompanyID: m.CompanyID, CompanyName: m.CompanyName, ServiceID: svc.ID, Product: svc.Product,
+		ProductID: ProductHex(svc.ProductID), RequestType: svc.RequestType, Owner: svc.Owner, NeedsChecker: svc.NeedsChecker,
+		EndToEndID: endToEndID, Payload: payload, BodyHash: bodyHash, Status: StatusPendingConfirmation,
+		CreatedBy: m.Email, UpdatedBy: m.Email, CreatedAt: v.At, UpdatedAt: v.At, ExpiresAt: v.At.Add(svc.Expiry),
+		Versions: []Version{v}}
+}

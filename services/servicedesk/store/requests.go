@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/servicedesk"
+)
+
+const colRequests = "requests"
+
+type versionDoc struct {
+	Number      int32     `bson:"number"`
+	Action      int32     `bson:"action"`
+	Role        string    `bson:"role"`
+	Actor       string    `bson:"actor"`
+	CompanyName string    `bson:"companyName"`
+	Status      string    `bson:"status"`
+	At          time.Time `bson:"at"`
+	PrevHash    string    `bson:"prevHash"`
+	Hash        string    `bson:"hash"`
+}
+
+type requestDoc struct {
+	ID            string       `bson:"_id"`
+	CompanyID     string       `bson:"companyId"`
+	CompanyName   string       `bson:"companyName"`
+	ServiceID     string       `bson:"serviceId"`
+	Product       string       `bson:"product"`
+	ProductID     string       `bson:"productId"`
+	RequestType   string       `bson:"requestType"`
+	Owner         string       `bson:"owner"`
+	NeedsChecker  bool         `bson:"needsChecker"`
+	EndToEndID    string       `bson:"endToEndId"`
+	Payload       string       `bson:"payload"`
+	BodyHash      string       `bson:"bodyHash"`
+	EntityIDs     []string     `bson:"entityIds"`
+	PluginDetails string       `bson:"pluginDetails"`
+	Status        string       `bson:"status"`
+	CreatedBy     string       `bson:"createdBy"`
+	UpdatedBy     string       `bson:"updatedBy"`
+	CreatedAt     time.Time    `bson:"createdAt"`
+	UpdatedAt     time.Time    `bson:"updatedAt"`
+	ExpiresAt     time.Time    `bson:"expiresAt"`
+	AuthorisedAt  time.Time    `bson:"authorisedAt"`
+	FailureReason string       `bson:"failureReason"`
+	SearchText    string       `bson:"searchText"`
+	Version       int32        `bson:"version"`
+	Versions      []versionDoc `bson:"versions"`
+}
+
+// InsertRequest stores a new request; apperr.ErrExists when the company already used its
+// endToEndId (the unique index decides between racing creates).
+func (s *Store) InsertRequest(ctx context.Context, r servicedesk.Request) error {
+	_, err := s.db.Collection(colRequests).InsertOne(ctx, toDoc(r))
+	if mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("request %s: %w", r.EndToEndID, apperr.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("insert request %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Request returns a request of the company, or apperr.ErrNotFound (also for another
+// company's request).
+func (s *Store) Request(ctx context.Context, companyID, id string) (servicedesk.Request, error) {
+	return s.findOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID}})
+}
+
+// RequestByIDAnyCompany returns a request whatever its company (internal checks only).
+func (s *Store) RequestByIDAnyCompany(ctx context.Context, id string) (servicedesk.Request, error) {
+	return s.findOne(ctx, bson.D{{Key: "_id", Value: id}})
+}
+
+// RequestByEndToEnd returns the company's request with endToEndID, or apperr.ErrNotFound.
+func (s *Store) RequestByEndToEnd(ctx context.Context, companyID, endToEndID string) (servicedesk.Request, error) {
+	return s.findOne(ctx, bson.D{{Key: "companyId", Value: companyID}, {Key: "endToEndId", Value: endToEndID}})
+}
+
+// RequestsByID returns the company's requests among ids (one query).
+func (s *Store) RequestsByID(ctx context.Context, companyID string, ids []string) ([]servicedesk.Request, error) {
+	filter := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, {Key: "companyId", Value: companyID}}
+	return s.findMany(ctx, filter, options.Find())
+}
+
+func (s *Store) findOne(ctx context.Context, filter bson.D) (servicedesk.Request, error) {
+	var doc requestDoc
+	err := s.db.Collection(colRequests).FindOne(ctx, filter).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return servicedesk.Request{}, fmt.Errorf("request: %w", apperr.ErrNotFound)
+	}
+	if err != nil {
+		return servicedesk.Request{}, fmt.Errorf("find request: %w", err)
+	}
+	return fromDoc(doc), nil
+}
+
+func (s *Store) findMany(ctx context.Context, filter any, opts *options.FindOptionsBuilder) ([]servicedesk.Request, error) {
+	cur, err := s.db.Collection(colRequests).Find(ctx, filter, opts)
+	if err != nil {
+		return nil, fmt.Errorf("find requests: %w", err)
+	}
+	var docs []requestDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read requests: %w", err)
+	}
+	out := make([]servicedesk.Request, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, fromDoc(d))
+	}
+	return out, nil
+}
+
+// Apply performs transition t on request r in one conditional update: it matches only while
+// the stored request still has r's version and one of t's source statuses, so of racing
+// actions exactly one wins; the others get apperr.ErrConflict. It returns the updated request.
+func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error) {
+	if !t.Allowed(r.Status) {
+		return r, fmt.Errorf("request %s is %s: %w", r.ID, r.Status, apperr.ErrConflict)
+	}
+	var prev *servicedesk.Version
+	if n := len(r.Versions); n > 0 {
+		prev = &r.Versions[n-1]
+	}
+	v := servicedesk.Seal(r.ID, servicedesk.Version{Number: int32(len(r.Versions) + 1), Action: t.Action, Role: t.Role,
+		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC()}, prev)
+	set := bson.D{{Key: "status", Value: t.To}, {Key: "updatedAt", Value: v.At}, {Key: "version", Value: v.Number}}
+	if t.Updated != "" {
+		set = append(set, bson.E{Key: "updatedBy", Value: t.Updated})
+	}
+	if t.To == servicedesk.StatusAuthorised {
+		set = append(set, bson.E{Key: "authorisedAt", Value: v.At})
+	}
+	if t.Reason != "" {
+		set = append(set, bson.E{Key: "failureReason", Value: t.Reason})
+	}
+	filter := bson.D{{Key: "_id", Value: r.ID}, {Key: "version", Value: int32(len(r.Versions))}, {Key: "status", Value: bson.D{{Key: "$in", Value: t.From}}}}
+	update := bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "versions", Value: toVersionDoc(v)}}}}
+	var doc requestDoc
+	err := s.db.Collection(colRequests).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return r, fmt.Errorf("request %s changed concurrently: %w", r.ID, apperr.ErrConflict)
+	}
+	if err != nil {
+		return r, fmt.Errorf("update request %s: %w", r.ID, err)
+	}
+	return fromDoc(doc), nil
+}
+
+// Due returns up to limit requests in one of statuses whose time field is before cutoff
+// (the sweeper's work: expired pending requests, authorised requests left unexecuted).
+func (s *Store) Due(ctx context.Context, statuses []string, field string, cutoff time.Time, limit int64) ([]servicedesk.Request, error) {
+	filter := bson.D{{Key: "status", Value: bson.D{{Key: "$in", Value: statuses}}}, {Key: field, Value: bson.D{{Key: "$lt", Value: cutoff}}}}
+	return s.findMany(ctx, filter, options.Find().SetLimit(limit).SetSort(bson.D{{Key: field, Value: 1}}))
+}
+
+// Tamper overwrites one stored version's actor, bypassing the chain. Tests use it to prove
+// the audit-trail check catches an edited version; nothing else may call it.
+func (s *Store) Tamper(ctx context.Context, requestID string, index int, actor string) error {
+	field := fmt.Sprintf("versions.%d.actor", index)
+	_, err := s.db.Collection(colRequests).UpdateOne(ctx, bson.D{{Key: "_id", Value: requestID}}, bson.D{{Key: "$set", Value: bson.D{{Key: field, Value: actor}}}})
+	return err
+}
