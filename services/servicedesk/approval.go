@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zcustody/suite/services/internal/canonical"
+	"github.com/zcustody/suite/services/canonical"
 )
 
 // SignaturePlaceholder is what GetPendingRequest returns in place of a signature.

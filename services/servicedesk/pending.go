@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/zcustody/suite/services/internal/canonical"
+	"github.com/zcustody/suite/services/canonical"
 )
 
 // PendingView is the request object a user signs to act on r: the maker confirms it as is,

@@ -16,7 +16,7 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/internal/canonical"
+	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/internal/ids"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"

@@ -3,7 +3,7 @@ package canonical_test
 import (
 	"testing"
 
-	"github.com/zcustody/suite/services/internal/canonical"
+	"github.com/zcustody/suite/services/canonical"
 )
 
 func TestFromJSON(t *testing.T) {
