@@ -44,6 +44,8 @@ func users() []demoUser {
 		{"ztest", "maker", []string{principal.RoleMaker}, all},
 		{"ztest", "checker", []string{principal.RoleChecker}, all},
 		{"ztest", "viewer", []string{principal.RoleViewer}, custodyOnly},
+		// admin holds both roles: the four-eyes rule must still stop it approving its own requests.
+		{"ztest", "admin", []string{principal.RoleMaker, principal.RoleChecker}, all},
 		{"zacme", "maker", []string{principal.RoleMaker}, acme},
 		{"zacme", "checker", []string{principal.RoleChecker}, acme},
 		{"zacme", "viewer", []string{principal.RoleViewer}, acme},
