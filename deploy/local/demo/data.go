@@ -91,6 +91,9 @@ func Load(ctx context.Context, client *mongo.Client) error {
 			return err
 		}
 	}
+	if err := loadCustody(ctx, client); err != nil {
+		return err
+	}
 	cs := compliancestore.New(client.Database("compliance"))
 	for _, v := range VASPs() {
 		if err := cs.PutVASP(ctx, v); err != nil {

@@ -1,7 +1,14 @@
 // Command suitectl signs a request with the demo keys and sends it to the gateway, printing
 // the status and the response body:
 //
-//	suitectl [-url URL] [-company ztest|zacme] [-as maker|checker|viewer|none] METHOD PATH [BODY]
+//	suitectl [-url URL] [-company ztest|zacme] [-as maker|checker|viewer|admin|none] METHOD PATH [BODY]
+//
+// and acts on a pending service request with the user's approval key (fetches the object to
+// sign from /v3/api/servicedesk/pending, signs it, posts it to /v3/api/servicedesk/approve):
+//
+//	suitectl [-as maker] approve SERV-REQ-...                 (the maker confirms)
+//	suitectl -as checker approve SERV-REQ-... Approve         (the checker approves)
+//	suitectl -as checker approve SERV-REQ-... Reject "reason" (the checker rejects)
 package main
 
 import (
@@ -31,8 +38,8 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 || fs.NArg() > 3 {
-		return fmt.Errorf("usage: suitectl [flags] METHOD PATH [BODY]")
+	if fs.NArg() < 2 || fs.NArg() > 4 {
+		return fmt.Errorf("usage: suitectl [flags] METHOD PATH [BODY] | suitectl [flags] approve REQUEST-ID [Approve|Reject [REASON]]")
 	}
 	pemKey, err := demo.Key(*company + "-company.pem")
 	if err != nil {
@@ -46,6 +53,9 @@ func run(args []string) error {
 	if *as != "none" {
 		c.Submitter = demo.UserEmail(*company, *as)
 	}
+	if fs.Arg(0) == "approve" {
+		return approve(c, *company+"-"+*as+".pem", fs.Args()[1:])
+	}
 	var body []byte
 	if fs.NArg() == 3 {
 		body = []byte(fs.Arg(2))
@@ -54,13 +64,17 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	show(status, resp)
+	return nil
+}
+
+func show(status int, resp []byte) {
 	fmt.Println("HTTP", status)
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, resp, "", "  ") == nil {
 		resp = pretty.Bytes()
 	}
 	fmt.Println(string(resp))
-	return nil
 }
 
 func envOr(name, def string) string {

@@ -1,0 +1,106 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/custody/server"
+	"github.com/zcustody/suite/services/custody/store"
+	"github.com/zcustody/suite/services/internal/plugin"
+	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/principal"
+)
+
+const (
+	company = "ZTEST"
+	maker   = "api-maker@ztest.example"
+)
+
+type fixture struct {
+	db     *mongo.Database
+	store  *store.Store
+	plugin *server.Plugin
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	db := testdb.New(t)
+	st := store.New(db)
+	if err := st.EnsureIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return fixture{db: db, store: st, plugin: server.NewPlugin(st, plugin.NewLedger(db))}
+}
+
+// servicedesk is the context of a call by the service desk.
+func servicedesk() context.Context {
+	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: plugin.ServicedeskSystem})
+}
+
+// put stores an ACTIVE BTC wallet of the company.
+func (f fixture) put(t *testing.T, companyID, id string, change func(*custody.Wallet)) custody.Wallet {
+	t.Helper()
+	w, err := custody.Open(custody.Opening{ID: id, Name: "Old name", CompanyID: companyID, CreatedBy: maker, CurrencyID: "btc-btc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(&w)
+	}
+	if err := f.store.PutWallet(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (f fixture) count(t *testing.T, collection string) int64 {
+	t.Helper()
+	n, err := f.db.Collection(collection).CountDocuments(context.Background(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func request(t *testing.T, requestID, serviceID string, payload map[string]any) *pluginv1.ServiceRequest {
+	t.Helper()
+	s, err := structpb.NewStruct(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pluginv1.ServiceRequest{RequestId: requestID, ServiceId: serviceID, CompanyId: company, MakerEmail: maker, Payload: s}
+}
+
+func list(values ...string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// wantErr is the gRPC code, ER code and field a call must fail with.
+type wantErr struct {
+	status      codes.Code
+	code, field string
+}
+
+func checkErr(t *testing.T, err error, want wantErr) {
+	t.Helper()
+	var appErr *apperr.Error
+	if !errors.As(err, &appErr) {
+		t.Fatalf("err = %v, want %s %s on %q", err, want.status, want.code, want.field)
+	}
+	if got := (wantErr{appErr.Status, appErr.Code, appErr.Field}); got != want {
+		t.Fatalf("err = %v %s on %q (%s), want %v %s on %q", got.status, got.code, got.field, appErr.Message, want.status, want.code, want.field)
+	}
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+)
+
+// validateCreate checks a 0x0013-001 payload and reserves one wallet id per wallet.
+func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
+	wallets, err := custody.ParseCreate(payloadOf(sr))
+	if err != nil {
+		return nil, err
+	}
+	resp := &pluginv1.ValidateResponse{}
+	for _, w := range wallets {
+		resp.EntityIds = append(resp.EntityIds, custody.NewWalletID(sr.GetCompanyId(), w.OwnerID))
+		resp.Details = append(resp.Details, createDetail(w, ""))
+	}
+	return resp, nil
+}
+
+// executeCreate inserts the wallets under the ids Validate reserved. A wallet that already
+// exists under its reserved id was inserted by an earlier run of this request.
+func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
+	wallets, err := custody.ParseCreate(payloadOf(sr))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReserved(sr.GetCompanyId(), wallets, entityIDs); err != nil {
+		return nil, err
+	}
+	now := p.now().UTC()
+	resp := &pluginv1.ExecuteResponse{EntityIds: entityIDs}
+	for i, nw := range wallets {
+		w, err := custody.Open(custody.Opening{ID: entityIDs[i], Name: nw.Name, CompanyID: sr.GetCompanyId(),
+			OwnerID: nw.OwnerID, CreatedBy: sr.GetMakerEmail(), CurrencyID: nw.Currency.CurrencyID,
+			RequestID: sr.GetRequestId(), At: now})
+		if err != nil {
+			return nil, err
+		}
+		if err := p.insert(ctx, w); err != nil {
+			return nil, err
+		}
+		resp.Details = append(resp.Details, createDetail(nw, w.ID))
+	}
+	return resp, nil
+}
+
+// insert creates w; an existing wallet of the company under the same reserved id counts as
+// created (a repeat after a crash, or a racing run of the same request).
+func (p *Plugin) insert(ctx context.Context, w custody.Wallet) error {
+	err := p.wallets.InsertWallet(ctx, w)
+	if !errors.Is(err, apperr.ErrExists) {
+		return err
+	}
+	if _, err := p.wallets.Wallet(ctx, w.CompanyID, w.ID); err != nil {
+		if errors.Is(err, apperr.ErrNotFound) {
+			return apperr.Conflict(apperr.CodeExists, "wallet id %s is taken", w.ID)
+		}
+		return err
+	}
+	return nil
+}
+
+// checkReserved checks the entity ids the service desk passes: one per wallet, each shaped
+// as Validate reserves it for the company and the wallet's owner.
+func checkReserved(companyID string, wallets []custody.NewWallet, entityIDs []string) error {
+	if len(entityIDs) == 0 {
+		return apperr.Missing("entityIds")
+	}
+	if len(entityIDs) != len(wallets) {
+		return apperr.Invalid(apperr.CodeLength, "entityIds", "entityIds holds %d ids for %d wallets", len(entityIDs), len(wallets))
+	}
+	for i, w := range wallets {
+		if err := custody.CheckReservedID(entityIDs[i], companyID, w.OwnerID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createDetail echoes one wallet of a 0x0013-001 payload (pluginDetail.details), with its
+// id and status once created.
+func createDetail(w custody.NewWallet, walletID string) *structpb.Struct {
+	fields := map[string]*structpb.Value{
+		"name":          structpb.NewStringValue(w.Name),
+		"currency":      structpb.NewStringValue(w.Currency.Code),
+		"currencyId":    structpb.NewStringValue(w.Currency.CurrencyID),
+		"walletOwnerId": structpb.NewStringValue(w.OwnerID),
+		"isDeFi":        structpb.NewBoolValue(false),
+	}
+	if walletID != "" {
+		fields["walletId"] = structpb.NewStringValue(walletID)
+		fields["status"] = structpb.NewStringValue(custody.StatusActive)
+	}
+	return &structpb.Struct{Fields: fields}
+}

@@ -1,0 +1,186 @@
+package server_test
+
+import (
+	"context"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+)
+
+func createPayload() map[string]any {
+	return map[string]any{"name": list("Cold BTC", "Hot ETH"), "currency": list("BTC", "ETH"),
+		"currencyId": list("btc-btc", "eth-eth"), "walletOwnerId": list("", "BNF-ZTEST-AB12")}
+}
+
+func detail(t *testing.T, fields map[string]any) *structpb.Struct {
+	t.Helper()
+	s, err := structpb.NewStruct(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestValidateCreateReservesIDsAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	got, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, "SERV-REQ-1", custody.ServiceCreateWallet, createPayload())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns := []*regexp.Regexp{regexp.MustCompile(`^ZTEST-NOBENF-[A-Z0-9]{10}$`), regexp.MustCompile(`^ZTEST-BNF-ZTEST-AB12-[A-Z0-9]{10}$`)}
+	if len(got.GetEntityIds()) != len(patterns) {
+		t.Fatalf("entity ids = %v, want one per wallet", got.GetEntityIds())
+	}
+	for i, p := range patterns {
+		if !p.MatchString(got.GetEntityIds()[i]) {
+			t.Errorf("entity id %d = %q, want %s", i, got.GetEntityIds()[i], p)
+		}
+	}
+	want := []*structpb.Struct{
+		detail(t, map[string]any{"name": "Cold BTC", "currency": "BTC", "currencyId": "btc-btc", "walletOwnerId": "", "isDeFi": false}),
+		detail(t, map[string]any{"name": "Hot ETH", "currency": "ETH", "currencyId": "eth-eth", "walletOwnerId": "BNF-ZTEST-AB12", "isDeFi": false}),
+	}
+	if diff := cmp.Diff(want, got.GetDetails(), protocmp.Transform()); diff != "" {
+		t.Errorf("details mismatch (-want +got):\n%s", diff)
+	}
+	if n, m := f.count(t, "wallets"), f.count(t, "plugin_executions"); n != 0 || m != 0 {
+		t.Errorf("Validate wrote %d wallets and %d executions, want none", n, m)
+	}
+}
+
+func TestExecuteCreateTwiceCreatesOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sr := request(t, "SERV-REQ-2", custody.ServiceCreateWallet, createPayload())
+	reserved, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := &pluginv1.ExecuteRequest{Request: sr, EntityIds: reserved.GetEntityIds()}
+	first, err := f.plugin.Execute(servicedesk(), exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := f.plugin.Execute(servicedesk(), exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(first, second, protocmp.Transform()); diff != "" {
+		t.Errorf("second Execute differs (-first +second):\n%s", diff)
+	}
+	if diff := cmp.Diff(reserved.GetEntityIds(), first.GetEntityIds()); diff != "" {
+		t.Errorf("executed ids differ from the reserved ones (-want +got):\n%s", diff)
+	}
+	wantDetail := detail(t, map[string]any{"walletId": reserved.GetEntityIds()[0], "status": "ACTIVE", "name": "Cold BTC",
+		"currency": "BTC", "currencyId": "btc-btc", "walletOwnerId": "", "isDeFi": false})
+	if diff := cmp.Diff(wantDetail, first.GetDetails()[0], protocmp.Transform()); diff != "" {
+		t.Errorf("first detail mismatch (-want +got):\n%s", diff)
+	}
+	wallets, err := f.store.ListByCompany(context.Background(), company)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wallets) != 2 {
+		t.Fatalf("%d wallets, want 2", len(wallets))
+	}
+	byID := map[string]custody.Wallet{wallets[0].ID: wallets[0], wallets[1].ID: wallets[1]}
+	eth := byID[reserved.GetEntityIds()[1]]
+	b := eth.AssetBalances
+	if eth.Name != "Hot ETH" || eth.Status != custody.StatusActive || !eth.Valid || eth.CreatedBy != maker || eth.Blockchain != "ETH" ||
+		eth.OwnerID != "BNF-ZTEST-AB12" || eth.Version != 1 || len(b) != 1 || b[0].Currency != "ETH" || b[0].LedgerBalance != "0" || b[0].LedgerUnitBalance != "0" {
+		t.Errorf("created ETH wallet = %+v, want ACTIVE, valid, by the maker, zero ETH", eth)
+	}
+}
+
+func TestExecuteCreateConcurrentCreatesOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sr := request(t, "SERV-REQ-3", custody.ServiceCreateWallet, createPayload())
+	reserved, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	responses := make([]*pluginv1.ExecuteResponse, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: reserved.GetEntityIds()})
+			if err != nil {
+				t.Errorf("Execute %d: %v", i, err)
+			}
+			responses[i] = resp
+		}()
+	}
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		if diff := cmp.Diff(responses[0], responses[i], protocmp.Transform()); diff != "" {
+			t.Errorf("response %d differs (-0 +%d):\n%s", i, i, diff)
+		}
+	}
+	if got := f.count(t, "wallets"); got != 2 {
+		t.Errorf("%d wallets after %d concurrent executions, want 2", got, n)
+	}
+	for _, id := range reserved.GetEntityIds() {
+		w, err := f.store.Wallet(context.Background(), company, id)
+		if err != nil || w.Version != 1 {
+			t.Errorf("wallet %s = version %d, %v; want created once at version 1", id, w.Version, err)
+		}
+	}
+}
+
+func TestExecuteCreateAfterACrashFindsItsWallets(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sr := request(t, "SERV-REQ-4", custody.ServiceCreateWallet, createPayload())
+	reserved, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A first run inserted the first wallet and died before recording the execution.
+	f.put(t, company, reserved.GetEntityIds()[0], func(w *custody.Wallet) { w.Name = "Cold BTC"; w.LastRequestID = "SERV-REQ-4" })
+	resp, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: reserved.GetEntityIds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetEntityIds()) != 2 || f.count(t, "wallets") != 2 {
+		t.Errorf("Execute after a crash = %v with %d wallets, want both wallets", resp.GetEntityIds(), f.count(t, "wallets"))
+	}
+}
+
+func TestExecuteCreateChecksReservedIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sr := request(t, "SERV-REQ-5", custody.ServiceCreateWallet, createPayload())
+	tests := []struct {
+		name    string
+		give    []string
+		wantErr wantErr
+	}{
+		{"none", nil, wantErr{codes.InvalidArgument, apperr.CodeMissing, "entityIds"}},
+		{"too few", []string{"ZTEST-NOBENF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeLength, "entityIds"}},
+		{"other company", []string{"ZACME-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
+		{"owner swapped", []string{"ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ", "ZTEST-NOBENF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: tt.give})
+			checkErr(t, err, tt.wantErr)
+		})
+	}
+	if n := f.count(t, "wallets"); n != 0 {
+		t.Errorf("refused executions wrote %d wallets", n)
+	}
+}

@@ -1,0 +1,79 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/principal"
+)
+
+func TestOnlyTheServicedeskMayCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sr := request(t, "SERV-REQ-P1", custody.ServiceCreateWallet, createPayload())
+	tests := []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"no principal", context.Background()},
+		{"company", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: company})},
+		{"maker", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindUser, CompanyID: company, UserEmail: maker, Roles: []string{principal.RoleMaker}})},
+		{"gateway", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "gateway"})},
+	}
+	forbidden := wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := f.plugin.Validate(tt.ctx, &pluginv1.ValidateRequest{Request: sr})
+			checkErr(t, err, forbidden)
+			_, err = f.plugin.Execute(tt.ctx, &pluginv1.ExecuteRequest{Request: sr, EntityIds: []string{"ZTEST-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ"}})
+			checkErr(t, err, forbidden)
+		})
+	}
+}
+
+func TestRequestChecks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	withChange := func(change func(*pluginv1.ServiceRequest)) *pluginv1.ServiceRequest {
+		sr := request(t, "SERV-REQ-C1", custody.ServiceCreateWallet, createPayload())
+		change(sr)
+		return sr
+	}
+	unimplemented := wantErr{codes.Unimplemented, apperr.CodeUnimplemented, "serviceId"}
+	tests := []struct {
+		name    string
+		give    *pluginv1.ServiceRequest
+		wantErr wantErr
+	}{
+		{"transfer not available", request(t, "SERV-REQ-C2", custody.ServiceTransfer, map[string]any{"amount": "1"}), unimplemented},
+		{"unknown service", request(t, "SERV-REQ-C3", "0x0099-001", nil), unimplemented},
+		{"another owner's service", request(t, "SERV-REQ-C4", "0x0007-004", nil), unimplemented},
+		{"no request", nil, wantErr{codes.InvalidArgument, apperr.CodeMissing, "request"}},
+		{"wrong request type", withChange(func(sr *pluginv1.ServiceRequest) { sr.RequestType = "UPDATE" }), wantErr{codes.InvalidArgument, apperr.CodeFormat, "requestType"}},
+		{"no company", withChange(func(sr *pluginv1.ServiceRequest) { sr.CompanyId = "" }), wantErr{codes.InvalidArgument, apperr.CodeMissing, "companyId"}},
+		{"no maker", withChange(func(sr *pluginv1.ServiceRequest) { sr.MakerEmail = "" }), wantErr{codes.InvalidArgument, apperr.CodeMissing, "makerEmail"}},
+		{"no payload", withChange(func(sr *pluginv1.ServiceRequest) { sr.Payload = nil }), wantErr{codes.InvalidArgument, apperr.CodeMissing, "name"}},
+		{"bad payload", withChange(func(sr *pluginv1.ServiceRequest) { sr.Payload.Fields["currencyId"] = sr.Payload.Fields["currency"] }), wantErr{codes.InvalidArgument, apperr.CodeCurrency, "currencyId"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: tt.give})
+			checkErr(t, err, tt.wantErr)
+			_, err = f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: tt.give, EntityIds: []string{"ZTEST-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ"}})
+			checkErr(t, err, tt.wantErr)
+		})
+	}
+	sr := request(t, "", custody.ServiceCreateWallet, createPayload())
+	_, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: sr})
+	checkErr(t, err, wantErr{codes.InvalidArgument, apperr.CodeMissing, "requestId"})
+	if n := f.count(t, "wallets"); n != 0 {
+		t.Errorf("refused requests wrote %d wallets", n)
+	}
+}

@@ -1,0 +1,131 @@
+// Package store is the custody service's MongoDB repository: the `wallets` collection.
+// Every change of a wallet is one single-document write; renames and deactivations are
+// conditional on the status and version the caller read (DESIGN.md §3).
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+)
+
+const colWallets = "wallets"
+
+// Store reads and writes the custody collections.
+type Store struct {
+	db  *mongo.Database
+	now func() time.Time
+}
+
+// New returns a store on db.
+func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
+
+// EnsureIndexes creates the indexes the queries rely on: every query is scoped to a company.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	model := mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("company_id")}
+	if _, err := s.wallets().Indexes().CreateOne(ctx, model); err != nil {
+		return fmt.Errorf("create index %s.company_id: %w", colWallets, err)
+	}
+	return nil
+}
+
+func (s *Store) wallets() *mongo.Collection { return s.db.Collection(colWallets) }
+
+// PutWallet creates or replaces a wallet as given (demo data and tests).
+func (s *Store) PutWallet(ctx context.Context, w custody.Wallet) error {
+	doc, err := toDoc(w)
+	if err != nil {
+		return err
+	}
+	if _, err := s.wallets().ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, doc, options.Replace().SetUpsert(true)); err != nil {
+		return fmt.Errorf("put wallet %s: %w", w.ID, err)
+	}
+	return nil
+}
+
+// InsertWallet creates a wallet under its reserved id; an existing id answers
+// apperr.ErrExists.
+func (s *Store) InsertWallet(ctx context.Context, w custody.Wallet) error {
+	doc, err := toDoc(w)
+	if err != nil {
+		return err
+	}
+	_, err = s.wallets().InsertOne(ctx, doc)
+	if mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("insert wallet %s: %w", w.ID, apperr.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("insert wallet %s: %w", w.ID, err)
+	}
+	return nil
+}
+
+// Wallet returns the company's wallet id, or apperr.ErrNotFound (also when the wallet
+// belongs to another company).
+func (s *Store) Wallet(ctx context.Context, companyID, id string) (custody.Wallet, error) {
+	var doc walletDoc
+	err := s.wallets().FindOne(ctx, bson.D{{Key: "companyId", Value: companyID}, {Key: "_id", Value: id}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return custody.Wallet{}, fmt.Errorf("wallet %s: %w", id, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return custody.Wallet{}, fmt.Errorf("find wallet %s: %w", id, err)
+	}
+	return doc.wallet(), nil
+}
+
+// ListByCompany returns every wallet of the company, sorted by id, in one query.
+func (s *Store) ListByCompany(ctx context.Context, companyID string) ([]custody.Wallet, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+	cur, err := s.wallets().Find(ctx, bson.D{{Key: "companyId", Value: companyID}}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list wallets of %s: %w", companyID, err)
+	}
+	var docs []walletDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("list wallets of %s: %w", companyID, err)
+	}
+	out := make([]custody.Wallet, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.wallet())
+	}
+	return out, nil
+}
+
+// Rename sets the name of an ACTIVE wallet still at version, for request requestID, and
+// returns the wallet after the change. A wallet that changed meanwhile (or is gone, or no
+// longer ACTIVE) answers apperr.ErrConflict.
+func (s *Store) Rename(ctx context.Context, companyID, id string, version int64, requestID, name string) (custody.Wallet, error) {
+	return s.change(ctx, companyID, id, version, requestID, bson.D{{Key: "name", Value: name}})
+}
+
+// Deactivate moves an ACTIVE wallet still at version to DEACTIVATED (and not valid), for
+// request requestID. A wallet that changed meanwhile answers apperr.ErrConflict.
+func (s *Store) Deactivate(ctx context.Context, companyID, id string, version int64, requestID string) (custody.Wallet, error) {
+	return s.change(ctx, companyID, id, version, requestID, bson.D{{Key: "status", Value: custody.StatusDeactivated}, {Key: "valid", Value: false}})
+}
+
+// change is the one conditional update behind Rename and Deactivate.
+func (s *Store) change(ctx context.Context, companyID, id string, version int64, requestID string, set bson.D) (custody.Wallet, error) {
+	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID},
+		{Key: "status", Value: custody.StatusActive}, {Key: "version", Value: version}}
+	set = append(set, bson.E{Key: "updatedAt", Value: ms(s.now())}, bson.E{Key: "lastRequestId", Value: requestID})
+	update := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}
+	var doc walletDoc
+	err := s.wallets().FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return custody.Wallet{}, fmt.Errorf("update wallet %s at version %d: %w", id, version, apperr.ErrConflict)
+	}
+	if err != nil {
+		return custody.Wallet{}, fmt.Errorf("update wallet %s: %w", id, err)
+	}
+	return doc.wallet(), nil
+}
