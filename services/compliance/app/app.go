@@ -6,10 +6,12 @@ import (
 	"log/slog"
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -31,5 +33,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	compliancev1.RegisterComplianceServiceServer(deps.Server.GRPC, server.New(st))
+	// Its catalog services (beneficiaries, whitelisting, settlement) come with their issue.
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, plugin.NothingYet{})
 	return deps.Run(ctx)
 }

@@ -6,9 +6,11 @@ import (
 	"log/slog"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -26,5 +28,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, server.New())
+	// Its catalog services (beneficiaries, whitelisting, settlement) come with their issue.
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, plugin.NothingYet{})
 	return deps.Run(ctx)
 }
