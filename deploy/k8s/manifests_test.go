@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,6 +33,37 @@ const (
 
 // wantDeployments are the six binaries of the suite, one Deployment each.
 var wantDeployments = []string{"compliance", "custody", "gateway", "interchange", "servicedesk", "trading"}
+
+// wantKeyEnv are the key settings of each Deployment, and no others (see
+// keyEnv): the gateway signs as the principal, the services trust it and the
+// service desk, which signs its own calls, and trading signs addresses.
+var wantKeyEnv = map[string]map[string]string{
+	"gateway": {
+		"PRINCIPAL_PRIVATE_KEY_FILE": "/etc/suite/principal/private.pem",
+	},
+	"servicedesk": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/servicedesk/private.pem",
+	},
+	"trading": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"OPERATOR_PRIVATE_KEY_FILE": "/etc/suite/operator/private.pem",
+	},
+	"interchange": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+	},
+	"custody": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+	},
+	"compliance": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+	},
+}
 
 // rendered holds the output of one kustomization, decoded strictly into the
 // Kubernetes API types.
@@ -61,7 +93,9 @@ func TestManifests(t *testing.T) {
 			t.Parallel()
 			r := render(t, tt.give)
 			t.Run("inventory", func(t *testing.T) { checkInventory(t, r) })
-			t.Run("principal keypair", func(t *testing.T) { checkKeypair(t, r) })
+			t.Run("keypairs", func(t *testing.T) { checkKeypairs(t, r) })
+			t.Run("secret readers", func(t *testing.T) { checkSecretReaders(t, r) })
+			t.Run("trust", func(t *testing.T) { checkTrust(t, r) })
 			for _, d := range r.deployments {
 				t.Run("Deployment/"+d.Name, func(t *testing.T) { checkDeployment(t, r, d, tt.wantReplicas) })
 			}
@@ -193,6 +227,26 @@ func (r rendered) namespacedObjects() []objectRef {
 	return refs
 }
 
+// pod is the pod template of a workload, owner naming it ("Deployment gateway").
+type pod struct {
+	owner string
+	spec  corev1.PodSpec
+}
+
+func (r rendered) pods() []pod {
+	var pods []pod
+	for _, o := range r.deployments {
+		pods = append(pods, pod{"Deployment " + o.Name, o.Spec.Template.Spec})
+	}
+	for _, o := range r.statefulSets {
+		pods = append(pods, pod{"StatefulSet " + o.Name, o.Spec.Template.Spec})
+	}
+	for _, o := range r.jobs {
+		pods = append(pods, pod{"Job " + o.Name, o.Spec.Template.Spec})
+	}
+	return pods
+}
+
 func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas int32) {
 	owner := "Deployment " + d.Name
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != wantReplicas {
@@ -210,6 +264,21 @@ func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas
 	if got := envValue(app, "MONGODB_DATABASE"); got != d.Name {
 		t.Errorf("%s: MONGODB_DATABASE = %q, want %q (each service owns its database)", owner, got, d.Name)
 	}
+	if diff := cmp.Diff(wantKeyEnv[d.Name], keyEnv(app)); diff != "" {
+		t.Errorf("%s: key settings mismatch (-want +got):\n%s", owner, diff)
+	}
+}
+
+// keyEnv returns the container's key settings: the variables named *_KEY_FILE
+// or *_KEYS.
+func keyEnv(c corev1.Container) map[string]string {
+	env := map[string]string{}
+	for _, e := range c.Env {
+		if strings.HasSuffix(e.Name, "_KEY_FILE") || strings.HasSuffix(e.Name, "_KEYS") {
+			env[e.Name] = e.Value
+		}
+	}
+	return env
 }
 
 func checkStatefulSet(t *testing.T, r rendered, s appsv1.StatefulSet) {

@@ -1,6 +1,8 @@
 package k8s_test
 
 import (
+	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -182,17 +184,24 @@ func selecting(services []corev1.Service, podLabels map[string]string) []corev1.
 }
 
 // checkReferences asserts that every Secret and ConfigMap a pod uses exists
-// with the keys it reads, and that each *_FILE variable points at a key of a
-// mounted Secret (so the services get the public key and the gateway the
-// private one).
+// with the keys it reads, and that each file a *_FILE variable or an
+// INTERNAL_PUBLIC_KEYS entry names is a key of a Secret volume mounted
+// read-only at the file's directory (so the services get the public keys and
+// each signer its private one).
 func checkReferences(t *testing.T, r rendered, owner string, spec corev1.PodSpec) {
 	t.Helper()
 	for _, c := range spec.Containers {
 		where := owner + ", container " + c.Name
 		for _, e := range c.Env {
 			checkEnvRef(t, r, where, e)
-			if strings.HasSuffix(e.Name, "_FILE") && !mountedSecretFile(r, spec, c, e.Value) {
-				t.Errorf("%s: %s=%s is no key of a mounted Secret", where, e.Name, e.Value)
+			files, err := keyFiles(e)
+			if err != nil {
+				t.Errorf("%s: %v", where, err)
+			}
+			for _, file := range files {
+				if secretFile(r, spec, c, file) == nil {
+					t.Errorf("%s: %s: %s is no key of a Secret volume mounted read-only at %s", where, e.Name, file, path.Dir(file))
+				}
 			}
 		}
 		for _, from := range c.EnvFrom {
@@ -228,21 +237,65 @@ func checkEnvRef(t *testing.T, r rendered, where string, e corev1.EnvVar) {
 	}
 }
 
-func mountedSecretFile(r rendered, spec corev1.PodSpec, c corev1.Container, file string) bool {
-	dir, key := path.Split(file)
+// keyFiles returns the files an env variable names: its value for *_FILE,
+// the paths of its name=path entries for INTERNAL_PUBLIC_KEYS.
+func keyFiles(e corev1.EnvVar) ([]string, error) {
+	switch {
+	case strings.HasSuffix(e.Name, "_FILE"):
+		return []string{e.Value}, nil
+	case e.Name == "INTERNAL_PUBLIC_KEYS":
+		issuers, err := parseInternalKeys(e.Value)
+		return slices.Sorted(maps.Values(issuers)), err
+	}
+	return nil, nil
+}
+
+// parseInternalKeys reads INTERNAL_PUBLIC_KEYS ("name=path,name2=path2") into
+// issuer name => file, as services/config does.
+func parseInternalKeys(value string) (map[string]string, error) {
+	issuers := map[string]string{}
+	for entry := range strings.SplitSeq(value, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, file, ok := strings.Cut(strings.TrimSpace(entry), "=")
+		if !ok || name == "" || file == "" {
+			return issuers, fmt.Errorf("INTERNAL_PUBLIC_KEYS entry %q: want name=path", entry)
+		}
+		issuers[name] = file
+	}
+	return issuers, nil
+}
+
+// secretFile returns the content of file as container c sees it when file
+// lies in a Secret volume mounted read-only at the file's directory, or nil.
+func secretFile(r rendered, spec corev1.PodSpec, c corev1.Container, file string) []byte {
+	if !path.IsAbs(file) {
+		return nil
+	}
+	dir, name := path.Split(file)
 	for _, m := range c.VolumeMounts {
-		if path.Clean(m.MountPath) != path.Clean(dir) {
+		if path.Clean(m.MountPath) != path.Clean(dir) || !m.ReadOnly || m.SubPath != "" {
 			continue
 		}
 		i := slices.IndexFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
 		if i < 0 || spec.Volumes[i].Secret == nil {
 			continue
 		}
-		if s := findSecret(r, spec.Volumes[i].Secret.SecretName); s != nil && s.Data[key] != nil {
-			return true
+		vol := spec.Volumes[i].Secret
+		key := name
+		if len(vol.Items) > 0 {
+			j := slices.IndexFunc(vol.Items, func(item corev1.KeyToPath) bool { return item.Path == name })
+			if j < 0 {
+				continue
+			}
+			key = vol.Items[j].Key
+		}
+		if s := findSecret(r, vol.SecretName); s != nil && s.Data[key] != nil {
+			return s.Data[key]
 		}
 	}
-	return false
+	return nil
 }
 
 func findSecret(r rendered, name string) *corev1.Secret {

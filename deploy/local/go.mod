@@ -5,6 +5,7 @@ go 1.26.7
 require (
 	github.com/FerretDB/FerretDB v1.24.0
 	github.com/google/go-cmp v0.7.0
+	github.com/google/uuid v1.6.0
 	github.com/zcustody/suite/gateway v0.0.0-00010101000000-000000000000
 	github.com/zcustody/suite/proto v0.0.0-00010101000000-000000000000
 	github.com/zcustody/suite/services v0.0.0-00010101000000-000000000000
@@ -26,7 +27,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-sql-driver/mysql v1.8.1 // indirect
 	github.com/golang/snappy v0.0.4 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.1 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0 // indirect

@@ -69,7 +69,7 @@ func Catalog() []Service {
 	return []Service{
 		{ID: "0x0003-001", Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Management", RequestType: RequestCreate,
 			Description: "Trading Wallet", Owner: "trading", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"name":["string"],"currency":["BTC","ETH","XLM","XRP"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
+			Template: `{"name":["string"],"currency":["BTC","ETH","XLM","XRP","USDC","EURC"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
 		{ID: "0x0003-002", Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Management", RequestType: RequestDeactivate,
 			Description: "Trading Wallet", Owner: "trading", NeedsChecker: true, Expiry: 7 * day,
 			Template: `{"walletId":["string"]}`},

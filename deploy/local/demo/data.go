@@ -100,7 +100,11 @@ func Load(ctx context.Context, client *mongo.Client) error {
 			return fmt.Errorf("demo vasp: %w", err)
 		}
 	}
-	return nil
+	key, err := operatorKey()
+	if err != nil {
+		return err
+	}
+	return loadTrading(ctx, client, key)
 }
 
 func companyID(short string) string {

@@ -39,7 +39,9 @@ type ServiceRequest struct {
 	// E-mail of the maker.
 	MakerEmail string `protobuf:"bytes,5,opt,name=maker_email,json=makerEmail,proto3" json:"maker_email,omitempty"`
 	// The payload as submitted.
-	Payload       *structpb.Struct `protobuf:"bytes,6,opt,name=payload,proto3" json:"payload,omitempty"`
+	Payload *structpb.Struct `protobuf:"bytes,6,opt,name=payload,proto3" json:"payload,omitempty"`
+	// Display name of the owning company.
+	CompanyName   string `protobuf:"bytes,7,opt,name=company_name,json=companyName,proto3" json:"company_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -114,6 +116,13 @@ func (x *ServiceRequest) GetPayload() *structpb.Struct {
 		return x.Payload
 	}
 	return nil
+}
+
+func (x *ServiceRequest) GetCompanyName() string {
+	if x != nil {
+		return x.CompanyName
+	}
+	return ""
 }
 
 // Validate input.
@@ -331,7 +340,7 @@ var File_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x16plugin/v1/plugin.proto\x12\tplugin.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xe4\x01\n" +
+	"\x16plugin/v1/plugin.proto\x12\tplugin.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x87\x02\n" +
 	"\x0eServiceRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1d\n" +
@@ -342,7 +351,8 @@ const file_plugin_v1_plugin_proto_rawDesc = "" +
 	"company_id\x18\x04 \x01(\tR\tcompanyId\x12\x1f\n" +
 	"\vmaker_email\x18\x05 \x01(\tR\n" +
 	"makerEmail\x121\n" +
-	"\apayload\x18\x06 \x01(\v2\x17.google.protobuf.StructR\apayload\"F\n" +
+	"\apayload\x18\x06 \x01(\v2\x17.google.protobuf.StructR\apayload\x12!\n" +
+	"\fcompany_name\x18\a \x01(\tR\vcompanyName\"F\n" +
 	"\x0fValidateRequest\x123\n" +
 	"\arequest\x18\x01 \x01(\v2\x19.plugin.v1.ServiceRequestR\arequest\"d\n" +
 	"\x10ValidateResponse\x12\x1d\n" +

@@ -152,7 +152,7 @@ func pluginRequest(r servicedesk.Request) *pluginv1.ServiceRequest {
 	payload := &structpb.Struct{}
 	_ = protojson.Unmarshal([]byte(r.Payload), payload) // stored canonical JSON object
 	return &pluginv1.ServiceRequest{RequestId: r.ID, ServiceId: r.ServiceID, RequestType: r.RequestType,
-		CompanyId: r.CompanyID, MakerEmail: r.CreatedBy, Payload: payload}
+		CompanyId: r.CompanyID, CompanyName: r.CompanyName, MakerEmail: r.CreatedBy, Payload: payload}
 }
 
 func encodeDetails(details []*structpb.Struct) (string, error) {

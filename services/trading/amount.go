@@ -1,0 +1,87 @@
+package trading
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/zcustody/suite/services/apperr"
+)
+
+// FiatUSD is the fiat currency of every price: fiatValue and usdValue are both US dollars.
+const FiatUSD = "USD"
+
+// Price is the fiat price of one unit of a currency.
+type Price struct {
+	Currency string // currency code, e.g. BTC
+	// Price is a decimal string; its number of decimals is the precision fiat values are
+	// shown with (at least).
+	Price        string
+	FiatCurrency string // always USD
+	UpdatedAt    time.Time
+}
+
+// Validate checks a price before it is stored.
+func (p Price) Validate() error {
+	if p.Currency == "" {
+		return apperr.Missing("currency")
+	}
+	if p.FiatCurrency != FiatUSD {
+		return apperr.Invalid(apperr.CodeCurrency, "fiatCurrency", "prices are kept in %s, got %q", FiatUSD, p.FiatCurrency)
+	}
+	d, err := decimal.NewFromString(p.Price)
+	if err != nil || !plainDecimal.MatchString(p.Price) || d.IsNegative() {
+		return apperr.Invalid(apperr.CodeFormat, "price", "price must be a non-negative decimal, got %q", p.Price)
+	}
+	return nil
+}
+
+// plainDecimal is a decimal without exponent or '+' sign.
+var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+
+// Prices maps a currency code to its price.
+type Prices map[string]Price
+
+// Amount is the contract's Amount: the amount in its currency and its value in fiat.
+type Amount struct {
+	Amount       string
+	Unit         string
+	FiatValue    string
+	FiatCurrency string
+	USDValue     string
+}
+
+// Value values amount (a canonical decimal string) of currency. The fiat value is exact:
+// amount × price, never rounded, shown with at least the price's decimals ("1.23456789" BTC
+// at "65000.00" → "80246.91285"; "2" at "65000.00" → "130000.00"). A currency without a
+// price, or an amount that is not a decimal, is valued "0".
+func (p Prices) Value(amount, currency string) Amount {
+	out := Amount{Amount: amount, Unit: currency, FiatValue: "0", FiatCurrency: FiatUSD, USDValue: "0"}
+	price, ok := p[currency]
+	if !ok {
+		return out
+	}
+	a, errA := decimal.NewFromString(amount)
+	unit, errP := decimal.NewFromString(price.Price)
+	if errA != nil || errP != nil {
+		return out
+	}
+	out.FiatValue = format(a.Mul(unit), -unit.Exponent())
+	out.USDValue = out.FiatValue
+	return out
+}
+
+// format renders d exactly, with at least minPlaces decimals.
+func format(d decimal.Decimal, minPlaces int32) string {
+	s := d.String()
+	places := int32(0)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		places = int32(len(s) - i - 1)
+	}
+	if places >= minPlaces {
+		return s
+	}
+	return d.StringFixed(minPlaces)
+}

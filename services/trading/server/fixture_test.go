@@ -1,0 +1,97 @@
+package server_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/plugin"
+	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/trading/server"
+	"github.com/zcustody/suite/services/trading/store"
+)
+
+const (
+	company     = "ZTEST"
+	maker       = "api-maker@ztest.example"
+	accountUUID = "0b9e5b6a-2f43-4d7c-9a51-3f1c2b7d8e90"
+	userUUID    = "7c2d9f10-5a4b-4e3c-8d2f-1a0b9c8d7e6f"
+)
+
+type fixture struct {
+	db      *mongo.Database
+	store   *store.Store
+	server  *server.Server
+	plugin  *server.Plugin
+	operPub ed25519.PublicKey
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	db := testdb.New(t)
+	st := store.New(db)
+	if err := st.EnsureIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{db: db, store: st, server: server.New(st), plugin: server.NewPlugin(st, plugin.NewLedger(db), key), operPub: pub}
+}
+
+// servicedesk is the context of a call by the service desk.
+func servicedesk() context.Context {
+	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: plugin.ServicedeskSystem})
+}
+
+// user is the context of a call by a user of companyID.
+func user(companyID string) context.Context {
+	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindUser, CompanyID: companyID,
+		UserEmail: "api-viewer@" + companyID + ".example", Roles: []string{principal.RoleViewer}})
+}
+
+func (f fixture) count(t *testing.T, collection string) int64 {
+	t.Helper()
+	n, err := f.db.Collection(collection).CountDocuments(context.Background(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func request(t *testing.T, requestID, serviceID string, payload map[string]any) *pluginv1.ServiceRequest {
+	t.Helper()
+	s, err := structpb.NewStruct(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pluginv1.ServiceRequest{RequestId: requestID, ServiceId: serviceID, RequestType: "CREATE", CompanyId: company,
+		MakerEmail: maker, Payload: s}
+}
+
+func createPayload(name, currency string) map[string]any {
+	return map[string]any{"name": []any{name}, "currency": []any{currency}, "tradingVenueId": []any{"BYBIT"},
+		"accountUuid": []any{accountUUID}, "userUuid": []any{userUUID}}
+}
+
+// create validates and executes a 0x0003-001 request and returns the new wallet id.
+func (f fixture) create(t *testing.T, requestID, name, currency string) string {
+	t.Helper()
+	r := request(t, requestID, "0x0003-001", createPayload(name, currency))
+	v, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: r, EntityIds: v.GetEntityIds()}); err != nil {
+		t.Fatal(err)
+	}
+	return v.GetEntityIds()[0]
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/services/trading"
+)
+
+type postalDoc struct {
+	Address1 string `bson:"address1"`
+	Address2 string `bson:"address2"`
+	City     string `bson:"city"`
+	Country  string `bson:"country"`
+	ZipCode  string `bson:"zipCode"`
+}
+
+type partyDoc struct {
+	ID      string    `bson:"id"`
+	Name    string    `bson:"name"`
+	Address postalDoc `bson:"address"`
+}
+
+type integrityDoc struct {
+	Signature         string `bson:"signature"`
+	OperatorPublicKey string `bson:"operatorPublicKey"`
+}
+
+type addressDoc struct {
+	Address     string       `bson:"_id"`
+	Ledger      string       `bson:"ledger"`
+	WalletID    string       `bson:"walletId"`
+	CompanyID   string       `bson:"companyId"`
+	CurrencyID  string       `bson:"currencyId"`
+	Currency    string       `bson:"currency"`
+	WalletOwner partyDoc     `bson:"walletOwner"`
+	Custodian   partyDoc     `bson:"custodian"`
+	Integrity   integrityDoc `bson:"integrityDetails"`
+	CreatedAt   time.Time    `bson:"createdAt"`
+}
+
+func toPartyDoc(p trading.Party) partyDoc {
+	return partyDoc{ID: p.ID, Name: p.Name, Address: postalDoc(p.Address)}
+}
+
+func (p partyDoc) party() trading.Party {
+	return trading.Party{ID: p.ID, Name: p.Name, Address: trading.PostalAddress(p.Address)}
+}
+
+func (d addressDoc) vaultAddress() trading.VaultAddress {
+	return trading.VaultAddress{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID, CompanyID: d.CompanyID,
+		CurrencyID: d.CurrencyID, Currency: d.Currency, WalletOwner: d.WalletOwner.party(), Custodian: d.Custodian.party(),
+		Integrity: trading.IntegrityDetails(d.Integrity), CreatedAt: d.CreatedAt.UTC()}
+}
+
+// InsertAddress stores a generated address unless its wallet already has one for the
+// currency (unique index wallet_currency), and returns the address stored for that wallet
+// and currency: generation is idempotent.
+func (s *Store) InsertAddress(ctx context.Context, a trading.VaultAddress) (trading.VaultAddress, error) {
+	doc := addressDoc{Address: a.Address, Ledger: a.Ledger, WalletID: a.WalletID, CompanyID: a.CompanyID, CurrencyID: a.CurrencyID,
+		Currency: a.Currency, WalletOwner: toPartyDoc(a.WalletOwner), Custodian: toPartyDoc(a.Custodian),
+		Integrity: integrityDoc(a.Integrity), CreatedAt: a.CreatedAt.UTC().Truncate(time.Millisecond)}
+	col := s.db.Collection(colAddresses)
+	_, err := col.InsertOne(ctx, doc)
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return trading.VaultAddress{}, fmt.Errorf("insert address of %s %s: %w", a.WalletID, a.CurrencyID, err)
+	}
+	var stored addressDoc
+	err = col.FindOne(ctx, bson.D{{Key: "walletId", Value: a.WalletID}, {Key: "currencyId", Value: a.CurrencyID}}).Decode(&stored)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		// The duplicate was the address itself: 160 random bits collided. Not expected, ever.
+		return trading.VaultAddress{}, fmt.Errorf("insert address %s: address already used", a.Address)
+	}
+	if err != nil {
+		return trading.VaultAddress{}, fmt.Errorf("read address of %s %s: %w", a.WalletID, a.CurrencyID, err)
+	}
+	return stored.vaultAddress(), nil
+}
+
+// WalletAddresses returns the addresses of one wallet, by currency id.
+func (s *Store) WalletAddresses(ctx context.Context, walletID string) ([]trading.VaultAddress, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "currencyId", Value: 1}})
+	docs, err := findAll[addressDoc](ctx, s.db.Collection(colAddresses), bson.D{{Key: "walletId", Value: walletID}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return toAddresses(docs), nil
+}
+
+// ListAddresses returns one page of the company's vault addresses matching f and the number
+// of all matches: one find and one count.
+func (s *Store) ListAddresses(ctx context.Context, f trading.AddressFilter) ([]trading.VaultAddress, int64, error) {
+	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	and = mongodb.AppendIn(and, "_id", f.Addresses)
+	and = mongodb.AppendIn(and, "walletId", f.WalletIDs)
+	and = mongodb.AppendIn(and, "currency", f.Currencies)
+	filter := mongodb.And(and)
+	col := s.db.Collection(colAddresses)
+	docs, err := findAll[addressDoc](ctx, col, filter, findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc))
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := col.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count addresses: %w", err)
+	}
+	return toAddresses(docs), total, nil
+}
+
+func toAddresses(docs []addressDoc) []trading.VaultAddress {
+	out := make([]trading.VaultAddress, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.vaultAddress())
+	}
+	return out
+}
