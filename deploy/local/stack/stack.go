@@ -11,6 +11,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -100,8 +102,8 @@ func services() map[string]runner {
 		tradingapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem")}, l)
 		},
-		interchangeapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
-			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c}, l)
+		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
+			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name]}, l)
 		},
 		custodyapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return custodyapp.Run(ctx, custodyapp.Config{Common: c}, l)
@@ -128,10 +130,8 @@ func (s *Stack) startServices(ctx, runCtx context.Context, logger *slog.Logger, 
 		}
 		common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.Services[name], MetricsAddr: metricsAddr,
 			LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
-			PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: "servicedesk=" + keys.servicedeskPublic}
-		if name == servicedeskapp.Name {
-			common.ServicePrivateKeyFile = keys.servicedeskPrivate
-		}
+			PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: keys.trusted()}
+		common.ServicePrivateKeyFile = keys.identity(name)
 		svcLogger := logger.With("service", name)
 		s.group.Go(func() error {
 			if err := run(runCtx, common, s.Services, svcLogger); err != nil {
@@ -237,14 +237,42 @@ func freeAddr() (string, error) {
 }
 
 type keyFiles struct {
-	gatewayPrivate, gatewayPublic, servicedeskPrivate, servicedeskPublic string
+	dir                           string
+	gatewayPrivate, gatewayPublic string
+}
+
+// internalIssuers are the internal identities every service trusts: issuer → demo key file.
+var internalIssuers = map[string]string{
+	"servicedesk":       "servicedesk-internal",
+	"interchange":       "interchange-internal",
+	"settlement-engine": "settlement-engine",
+}
+
+// trusted is INTERNAL_PUBLIC_KEYS for the services.
+func (k keyFiles) trusted() string {
+	var parts []string
+	for issuer, file := range internalIssuers {
+		parts = append(parts, issuer+"="+filepath.Join(k.dir, file+".pub.pem"))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+// identity is SERVICE_PRIVATE_KEY_FILE of a service that calls others ("" for the rest).
+func (k keyFiles) identity(service string) string {
+	if file, ok := internalIssuers[service]; ok {
+		return filepath.Join(k.dir, file+".pem")
+	}
+	return ""
 }
 
 // writeKeys writes the demo internal key pairs where the processes read them from.
 func writeKeys(dir string) (keyFiles, error) {
-	names := []string{"gateway-principal.pem", "gateway-principal.pub.pem", "servicedesk-internal.pem", "servicedesk-internal.pub.pem", "operator.pem", "operator.pub.pem"}
-	k := keyFiles{gatewayPrivate: filepath.Join(dir, names[0]), gatewayPublic: filepath.Join(dir, names[1]),
-		servicedeskPrivate: filepath.Join(dir, names[2]), servicedeskPublic: filepath.Join(dir, names[3])}
+	names := []string{"gateway-principal.pem", "gateway-principal.pub.pem", "operator.pem", "operator.pub.pem"}
+	for _, file := range internalIssuers {
+		names = append(names, file+".pem", file+".pub.pem")
+	}
+	k := keyFiles{dir: dir, gatewayPrivate: filepath.Join(dir, names[0]), gatewayPublic: filepath.Join(dir, names[1])}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return k, fmt.Errorf("key folder: %w", err)
 	}

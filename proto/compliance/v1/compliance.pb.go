@@ -9,6 +9,7 @@
 package compliancev1
 
 import (
+	v1 "github.com/zcustody/suite/proto/common/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -23,6 +24,243 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Body of the VASP search extension.
+type SearchVaspsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// VASP ids.
+	Ids []string `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	// Exact names.
+	Names []string `protobuf:"bytes,2,rep,name=names,proto3" json:"names,omitempty"`
+	// MANUAL, TRUST, ZODIA, UNHOSTED.
+	TravelRuleMethods []string `protobuf:"bytes,3,rep,name=travel_rule_methods,json=travelRuleMethods,proto3" json:"travel_rule_methods,omitempty"`
+	// Page size, 1..1024, default 10.
+	PaginationLimit *int32 `protobuf:"varint,4,opt,name=pagination_limit,json=paginationLimit,proto3,oneof" json:"pagination_limit,omitempty"`
+	// Items to skip.
+	PaginationOffset *int32 `protobuf:"varint,5,opt,name=pagination_offset,json=paginationOffset,proto3,oneof" json:"pagination_offset,omitempty"`
+	// Sort order: id.
+	Sort          *v1.Sort `protobuf:"bytes,6,opt,name=sort,proto3" json:"sort,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchVaspsRequest) Reset() {
+	*x = SearchVaspsRequest{}
+	mi := &file_compliance_v1_compliance_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchVaspsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchVaspsRequest) ProtoMessage() {}
+
+func (x *SearchVaspsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_compliance_v1_compliance_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchVaspsRequest.ProtoReflect.Descriptor instead.
+func (*SearchVaspsRequest) Descriptor() ([]byte, []int) {
+	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SearchVaspsRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *SearchVaspsRequest) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *SearchVaspsRequest) GetTravelRuleMethods() []string {
+	if x != nil {
+		return x.TravelRuleMethods
+	}
+	return nil
+}
+
+func (x *SearchVaspsRequest) GetPaginationLimit() int32 {
+	if x != nil && x.PaginationLimit != nil {
+		return *x.PaginationLimit
+	}
+	return 0
+}
+
+func (x *SearchVaspsRequest) GetPaginationOffset() int32 {
+	if x != nil && x.PaginationOffset != nil {
+		return *x.PaginationOffset
+	}
+	return 0
+}
+
+func (x *SearchVaspsRequest) GetSort() *v1.Sort {
+	if x != nil {
+		return x.Sort
+	}
+	return nil
+}
+
+// Response of the VASP search extension.
+type SearchVaspsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of matching VASPs.
+	Total int32 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	// The page.
+	Items         []*Vasp `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchVaspsResponse) Reset() {
+	*x = SearchVaspsResponse{}
+	mi := &file_compliance_v1_compliance_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchVaspsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchVaspsResponse) ProtoMessage() {}
+
+func (x *SearchVaspsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_compliance_v1_compliance_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchVaspsResponse.ProtoReflect.Descriptor instead.
+func (*SearchVaspsResponse) Descriptor() ([]byte, []int) {
+	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SearchVaspsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *SearchVaspsResponse) GetItems() []*Vasp {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// A VASP as the caller's company sees it.
+type Vasp struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// VASP id.
+	VaspId string `protobuf:"bytes,1,opt,name=vasp_id,json=vaspId,proto3" json:"vasp_id,omitempty"`
+	// Name.
+	VaspName string `protobuf:"bytes,2,opt,name=vasp_name,json=vaspName,proto3" json:"vasp_name,omitempty"`
+	// Travel-rule method.
+	TravelRuleMethod string `protobuf:"bytes,3,opt,name=travel_rule_method,json=travelRuleMethod,proto3" json:"travel_rule_method,omitempty"`
+	// Country.
+	VaspCountry string `protobuf:"bytes,4,opt,name=vasp_country,json=vaspCountry,proto3" json:"vasp_country,omitempty"`
+	// Whether the VASP is active for the caller's company (operator switch and company choice).
+	Valid bool `protobuf:"varint,5,opt,name=valid,proto3" json:"valid,omitempty"`
+	// ISO 8601 UTC time of the company's last change, if any.
+	UpdatedAt     string `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Vasp) Reset() {
+	*x = Vasp{}
+	mi := &file_compliance_v1_compliance_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Vasp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Vasp) ProtoMessage() {}
+
+func (x *Vasp) ProtoReflect() protoreflect.Message {
+	mi := &file_compliance_v1_compliance_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Vasp.ProtoReflect.Descriptor instead.
+func (*Vasp) Descriptor() ([]byte, []int) {
+	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Vasp) GetVaspId() string {
+	if x != nil {
+		return x.VaspId
+	}
+	return ""
+}
+
+func (x *Vasp) GetVaspName() string {
+	if x != nil {
+		return x.VaspName
+	}
+	return ""
+}
+
+func (x *Vasp) GetTravelRuleMethod() string {
+	if x != nil {
+		return x.TravelRuleMethod
+	}
+	return ""
+}
+
+func (x *Vasp) GetVaspCountry() string {
+	if x != nil {
+		return x.VaspCountry
+	}
+	return ""
+}
+
+func (x *Vasp) GetValid() bool {
+	if x != nil {
+		return x.Valid
+	}
+	return false
+}
+
+func (x *Vasp) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
 // Path of endpoint 15.
 type SetVaspActivationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -36,7 +274,7 @@ type SetVaspActivationRequest struct {
 
 func (x *SetVaspActivationRequest) Reset() {
 	*x = SetVaspActivationRequest{}
-	mi := &file_compliance_v1_compliance_proto_msgTypes[0]
+	mi := &file_compliance_v1_compliance_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +286,7 @@ func (x *SetVaspActivationRequest) String() string {
 func (*SetVaspActivationRequest) ProtoMessage() {}
 
 func (x *SetVaspActivationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_compliance_v1_compliance_proto_msgTypes[0]
+	mi := &file_compliance_v1_compliance_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +299,7 @@ func (x *SetVaspActivationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetVaspActivationRequest.ProtoReflect.Descriptor instead.
 func (*SetVaspActivationRequest) Descriptor() ([]byte, []int) {
-	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{0}
+	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SetVaspActivationRequest) GetVaspId() string {
@@ -95,7 +333,7 @@ type SetVaspActivationResponse struct {
 
 func (x *SetVaspActivationResponse) Reset() {
 	*x = SetVaspActivationResponse{}
-	mi := &file_compliance_v1_compliance_proto_msgTypes[1]
+	mi := &file_compliance_v1_compliance_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -107,7 +345,7 @@ func (x *SetVaspActivationResponse) String() string {
 func (*SetVaspActivationResponse) ProtoMessage() {}
 
 func (x *SetVaspActivationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_compliance_v1_compliance_proto_msgTypes[1]
+	mi := &file_compliance_v1_compliance_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -120,7 +358,7 @@ func (x *SetVaspActivationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetVaspActivationResponse.ProtoReflect.Descriptor instead.
 func (*SetVaspActivationResponse) Descriptor() ([]byte, []int) {
-	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{1}
+	return file_compliance_v1_compliance_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SetVaspActivationResponse) GetVaspId() string {
@@ -155,7 +393,27 @@ var File_compliance_v1_compliance_proto protoreflect.FileDescriptor
 
 const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\"I\n" +
+	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x16common/v1/common.proto\"\x9e\x02\n" +
+	"\x12SearchVaspsRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
+	"\x05names\x18\x02 \x03(\tR\x05names\x12.\n" +
+	"\x13travel_rule_methods\x18\x03 \x03(\tR\x11travelRuleMethods\x12.\n" +
+	"\x10pagination_limit\x18\x04 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
+	"\x11pagination_offset\x18\x05 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\x04sort\x18\x06 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
+	"\x11_pagination_limitB\x14\n" +
+	"\x12_pagination_offset\"V\n" +
+	"\x13SearchVaspsResponse\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\x12)\n" +
+	"\x05items\x18\x02 \x03(\v2\x13.compliance.v1.VaspR\x05items\"\xc2\x01\n" +
+	"\x04Vasp\x12\x17\n" +
+	"\avasp_id\x18\x01 \x01(\tR\x06vaspId\x12\x1b\n" +
+	"\tvasp_name\x18\x02 \x01(\tR\bvaspName\x12,\n" +
+	"\x12travel_rule_method\x18\x03 \x01(\tR\x10travelRuleMethod\x12!\n" +
+	"\fvasp_country\x18\x04 \x01(\tR\vvaspCountry\x12\x14\n" +
+	"\x05valid\x18\x05 \x01(\bR\x05valid\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\x06 \x01(\tR\tupdatedAt\"I\n" +
 	"\x18SetVaspActivationRequest\x12\x17\n" +
 	"\avasp_id\x18\x01 \x01(\tR\x06vaspId\x12\x14\n" +
 	"\x05valid\x18\x02 \x01(\tR\x05valid\"\x86\x01\n" +
@@ -164,9 +422,10 @@ const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\tvasp_name\x18\x02 \x01(\tR\bvaspName\x12\x14\n" +
 	"\x05valid\x18\x03 \x01(\bR\x05valid\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x04 \x01(\tR\tupdatedAt2{\n" +
+	"updated_at\x18\x04 \x01(\tR\tupdatedAt2\xd1\x01\n" +
 	"\x11ComplianceService\x12f\n" +
-	"\x11SetVaspActivation\x12'.compliance.v1.SetVaspActivationRequest\x1a(.compliance.v1.SetVaspActivationResponseB<Z:github.com/zcustody/suite/proto/compliance/v1;compliancev1b\x06proto3"
+	"\x11SetVaspActivation\x12'.compliance.v1.SetVaspActivationRequest\x1a(.compliance.v1.SetVaspActivationResponse\x12T\n" +
+	"\vSearchVasps\x12!.compliance.v1.SearchVaspsRequest\x1a\".compliance.v1.SearchVaspsResponseB<Z:github.com/zcustody/suite/proto/compliance/v1;compliancev1b\x06proto3"
 
 var (
 	file_compliance_v1_compliance_proto_rawDescOnce sync.Once
@@ -180,19 +439,27 @@ func file_compliance_v1_compliance_proto_rawDescGZIP() []byte {
 	return file_compliance_v1_compliance_proto_rawDescData
 }
 
-var file_compliance_v1_compliance_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_compliance_v1_compliance_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_compliance_v1_compliance_proto_goTypes = []any{
-	(*SetVaspActivationRequest)(nil),  // 0: compliance.v1.SetVaspActivationRequest
-	(*SetVaspActivationResponse)(nil), // 1: compliance.v1.SetVaspActivationResponse
+	(*SearchVaspsRequest)(nil),        // 0: compliance.v1.SearchVaspsRequest
+	(*SearchVaspsResponse)(nil),       // 1: compliance.v1.SearchVaspsResponse
+	(*Vasp)(nil),                      // 2: compliance.v1.Vasp
+	(*SetVaspActivationRequest)(nil),  // 3: compliance.v1.SetVaspActivationRequest
+	(*SetVaspActivationResponse)(nil), // 4: compliance.v1.SetVaspActivationResponse
+	(*v1.Sort)(nil),                   // 5: common.v1.Sort
 }
 var file_compliance_v1_compliance_proto_depIdxs = []int32{
-	0, // 0: compliance.v1.ComplianceService.SetVaspActivation:input_type -> compliance.v1.SetVaspActivationRequest
-	1, // 1: compliance.v1.ComplianceService.SetVaspActivation:output_type -> compliance.v1.SetVaspActivationResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	5, // 0: compliance.v1.SearchVaspsRequest.sort:type_name -> common.v1.Sort
+	2, // 1: compliance.v1.SearchVaspsResponse.items:type_name -> compliance.v1.Vasp
+	3, // 2: compliance.v1.ComplianceService.SetVaspActivation:input_type -> compliance.v1.SetVaspActivationRequest
+	0, // 3: compliance.v1.ComplianceService.SearchVasps:input_type -> compliance.v1.SearchVaspsRequest
+	4, // 4: compliance.v1.ComplianceService.SetVaspActivation:output_type -> compliance.v1.SetVaspActivationResponse
+	1, // 5: compliance.v1.ComplianceService.SearchVasps:output_type -> compliance.v1.SearchVaspsResponse
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_compliance_v1_compliance_proto_init() }
@@ -200,13 +467,14 @@ func file_compliance_v1_compliance_proto_init() {
 	if File_compliance_v1_compliance_proto != nil {
 		return
 	}
+	file_compliance_v1_compliance_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_compliance_v1_compliance_proto_rawDesc), len(file_compliance_v1_compliance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

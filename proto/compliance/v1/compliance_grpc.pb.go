@@ -22,6 +22,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	ComplianceService_SetVaspActivation_FullMethodName = "/compliance.v1.ComplianceService/SetVaspActivation"
+	ComplianceService_SearchVasps_FullMethodName       = "/compliance.v1.ComplianceService/SearchVasps"
 )
 
 // ComplianceServiceClient is the client API for ComplianceService service.
@@ -32,6 +33,8 @@ const (
 type ComplianceServiceClient interface {
 	// Endpoint 15: activate or deactivate a VASP for the caller's company.
 	SetVaspActivation(ctx context.Context, in *SetVaspActivationRequest, opts ...grpc.CallOption) (*SetVaspActivationResponse, error)
+	// Extension: search the VASPs visible to the caller's company.
+	SearchVasps(ctx context.Context, in *SearchVaspsRequest, opts ...grpc.CallOption) (*SearchVaspsResponse, error)
 }
 
 type complianceServiceClient struct {
@@ -52,6 +55,16 @@ func (c *complianceServiceClient) SetVaspActivation(ctx context.Context, in *Set
 	return out, nil
 }
 
+func (c *complianceServiceClient) SearchVasps(ctx context.Context, in *SearchVaspsRequest, opts ...grpc.CallOption) (*SearchVaspsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchVaspsResponse)
+	err := c.cc.Invoke(ctx, ComplianceService_SearchVasps_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ComplianceServiceServer is the server API for ComplianceService service.
 // All implementations must embed UnimplementedComplianceServiceServer
 // for forward compatibility.
@@ -60,6 +73,8 @@ func (c *complianceServiceClient) SetVaspActivation(ctx context.Context, in *Set
 type ComplianceServiceServer interface {
 	// Endpoint 15: activate or deactivate a VASP for the caller's company.
 	SetVaspActivation(context.Context, *SetVaspActivationRequest) (*SetVaspActivationResponse, error)
+	// Extension: search the VASPs visible to the caller's company.
+	SearchVasps(context.Context, *SearchVaspsRequest) (*SearchVaspsResponse, error)
 	mustEmbedUnimplementedComplianceServiceServer()
 }
 
@@ -72,6 +87,9 @@ type UnimplementedComplianceServiceServer struct{}
 
 func (UnimplementedComplianceServiceServer) SetVaspActivation(context.Context, *SetVaspActivationRequest) (*SetVaspActivationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetVaspActivation not implemented")
+}
+func (UnimplementedComplianceServiceServer) SearchVasps(context.Context, *SearchVaspsRequest) (*SearchVaspsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchVasps not implemented")
 }
 func (UnimplementedComplianceServiceServer) mustEmbedUnimplementedComplianceServiceServer() {}
 func (UnimplementedComplianceServiceServer) testEmbeddedByValue()                           {}
@@ -112,6 +130,24 @@ func _ComplianceService_SetVaspActivation_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ComplianceService_SearchVasps_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchVaspsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComplianceServiceServer).SearchVasps(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComplianceService_SearchVasps_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComplianceServiceServer).SearchVasps(ctx, req.(*SearchVaspsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ComplianceService_ServiceDesc is the grpc.ServiceDesc for ComplianceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -122,6 +158,10 @@ var ComplianceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetVaspActivation",
 			Handler:    _ComplianceService_SetVaspActivation_Handler,
+		},
+		{
+			MethodName: "SearchVasps",
+			Handler:    _ComplianceService_SearchVasps_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -325,9 +325,13 @@ type ActivateTrustlineResponse struct {
 	// The asset.
 	CurrencyId string `protobuf:"bytes,2,opt,name=currency_id,json=currencyId,proto3" json:"currency_id,omitempty"`
 	// ACTIVE.
-	Status        string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// The wallet's new balance entry of the asset (zero).
+	AssetBalance *AssetBalance `protobuf:"bytes,4,opt,name=asset_balance,json=assetBalance,proto3" json:"asset_balance,omitempty"`
+	// XLM the account must now hold as its minimum balance, (2 + subentries) × 0.5.
+	MinimumBalanceXlm string `protobuf:"bytes,5,opt,name=minimum_balance_xlm,json=minimumBalanceXlm,proto3" json:"minimum_balance_xlm,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ActivateTrustlineResponse) Reset() {
@@ -377,6 +381,20 @@ func (x *ActivateTrustlineResponse) GetCurrencyId() string {
 func (x *ActivateTrustlineResponse) GetStatus() string {
 	if x != nil {
 		return x.Status
+	}
+	return ""
+}
+
+func (x *ActivateTrustlineResponse) GetAssetBalance() *AssetBalance {
+	if x != nil {
+		return x.AssetBalance
+	}
+	return nil
+}
+
+func (x *ActivateTrustlineResponse) GetMinimumBalanceXlm() string {
+	if x != nil {
+		return x.MinimumBalanceXlm
 	}
 	return ""
 }
@@ -998,12 +1016,14 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x18ActivateTrustlineRequest\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
 	"\vcurrency_id\x18\x02 \x01(\tR\n" +
-	"currencyId\"q\n" +
+	"currencyId\"\xe0\x01\n" +
 	"\x19ActivateTrustlineResponse\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
 	"\vcurrency_id\x18\x02 \x01(\tR\n" +
 	"currencyId\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\"\x1a\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12=\n" +
+	"\rasset_balance\x18\x04 \x01(\v2\x18.custody.v1.AssetBalanceR\fassetBalance\x12.\n" +
+	"\x13minimum_balance_xlm\x18\x05 \x01(\tR\x11minimumBalanceXlm\"\x1a\n" +
 	"\x18ListLegacyWalletsRequest\"O\n" +
 	"\x19ListLegacyWalletsResponse\x122\n" +
 	"\awallets\x18\x01 \x03(\v2\x18.custody.v1.LegacyWalletR\awallets\"\x9b\x03\n" +
@@ -1095,23 +1115,24 @@ var file_custody_v1_custody_proto_depIdxs = []int32{
 	3,  // 2: custody.v1.LedgerFee.medium:type_name -> custody.v1.FeeTier
 	3,  // 3: custody.v1.LedgerFee.low:type_name -> custody.v1.FeeTier
 	14, // 4: custody.v1.LedgerFee.error:type_name -> common.v1.ErrorObject
-	8,  // 5: custody.v1.ListLegacyWalletsResponse.wallets:type_name -> custody.v1.LegacyWallet
-	9,  // 6: custody.v1.LegacyWallet.asset_balances:type_name -> custody.v1.AssetBalance
-	11, // 7: custody.v1.ActOnLegacyWalletRequest.request:type_name -> custody.v1.WalletActionRequest
-	12, // 8: custody.v1.WalletActionRequest.author:type_name -> custody.v1.Author
-	0,  // 9: custody.v1.CustodyService.ListLedgerFees:input_type -> custody.v1.ListLedgerFeesRequest
-	4,  // 10: custody.v1.CustodyService.ActivateTrustline:input_type -> custody.v1.ActivateTrustlineRequest
-	6,  // 11: custody.v1.CustodyService.ListLegacyWallets:input_type -> custody.v1.ListLegacyWalletsRequest
-	10, // 12: custody.v1.CustodyService.ActOnLegacyWallet:input_type -> custody.v1.ActOnLegacyWalletRequest
-	1,  // 13: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
-	5,  // 14: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
-	7,  // 15: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
-	13, // 16: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
-	13, // [13:17] is the sub-list for method output_type
-	9,  // [9:13] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	9,  // 5: custody.v1.ActivateTrustlineResponse.asset_balance:type_name -> custody.v1.AssetBalance
+	8,  // 6: custody.v1.ListLegacyWalletsResponse.wallets:type_name -> custody.v1.LegacyWallet
+	9,  // 7: custody.v1.LegacyWallet.asset_balances:type_name -> custody.v1.AssetBalance
+	11, // 8: custody.v1.ActOnLegacyWalletRequest.request:type_name -> custody.v1.WalletActionRequest
+	12, // 9: custody.v1.WalletActionRequest.author:type_name -> custody.v1.Author
+	0,  // 10: custody.v1.CustodyService.ListLedgerFees:input_type -> custody.v1.ListLedgerFeesRequest
+	4,  // 11: custody.v1.CustodyService.ActivateTrustline:input_type -> custody.v1.ActivateTrustlineRequest
+	6,  // 12: custody.v1.CustodyService.ListLegacyWallets:input_type -> custody.v1.ListLegacyWalletsRequest
+	10, // 13: custody.v1.CustodyService.ActOnLegacyWallet:input_type -> custody.v1.ActOnLegacyWalletRequest
+	1,  // 14: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
+	5,  // 15: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
+	7,  // 16: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
+	13, // 17: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
+	14, // [14:18] is the sub-list for method output_type
+	10, // [10:14] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_custody_v1_custody_proto_init() }

@@ -24,6 +24,407 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Body of the settlement status extension.
+type GetSettlementStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The venue's id of the instruction.
+	SettlementRequestId string `protobuf:"bytes,1,opt,name=settlement_request_id,json=settlementRequestId,proto3" json:"settlement_request_id,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *GetSettlementStatusRequest) Reset() {
+	*x = GetSettlementStatusRequest{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSettlementStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSettlementStatusRequest) ProtoMessage() {}
+
+func (x *GetSettlementStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSettlementStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetSettlementStatusRequest) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetSettlementStatusRequest) GetSettlementRequestId() string {
+	if x != nil {
+		return x.SettlementRequestId
+	}
+	return ""
+}
+
+// Response of the settlement status extension.
+type GetSettlementStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The venue's id.
+	SettlementRequestId string `protobuf:"bytes,1,opt,name=settlement_request_id,json=settlementRequestId,proto3" json:"settlement_request_id,omitempty"`
+	// Our tracking id.
+	SettlementTrackingId string `protobuf:"bytes,2,opt,name=settlement_tracking_id,json=settlementTrackingId,proto3" json:"settlement_tracking_id,omitempty"`
+	// Settlement status.
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// Errors, if any.
+	Errors        *v1.ErrorObject `protobuf:"bytes,4,opt,name=errors,proto3" json:"errors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSettlementStatusResponse) Reset() {
+	*x = GetSettlementStatusResponse{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSettlementStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSettlementStatusResponse) ProtoMessage() {}
+
+func (x *GetSettlementStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSettlementStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetSettlementStatusResponse) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetSettlementStatusResponse) GetSettlementRequestId() string {
+	if x != nil {
+		return x.SettlementRequestId
+	}
+	return ""
+}
+
+func (x *GetSettlementStatusResponse) GetSettlementTrackingId() string {
+	if x != nil {
+		return x.SettlementTrackingId
+	}
+	return ""
+}
+
+func (x *GetSettlementStatusResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetSettlementStatusResponse) GetErrors() *v1.ErrorObject {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+// Body of the settlement search extension.
+type SearchSettlementsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Venue ids of instructions.
+	SettlementRequestIds []string `protobuf:"bytes,1,rep,name=settlement_request_ids,json=settlementRequestIds,proto3" json:"settlement_request_ids,omitempty"`
+	// Tracking ids.
+	SettlementTrackingIds []string `protobuf:"bytes,2,rep,name=settlement_tracking_ids,json=settlementTrackingIds,proto3" json:"settlement_tracking_ids,omitempty"`
+	// Statuses.
+	Statuses []string `protobuf:"bytes,3,rep,name=statuses,proto3" json:"statuses,omitempty"`
+	// Venues.
+	VenueIds []string `protobuf:"bytes,4,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
+	// Page size, 1..1024, default 10.
+	PaginationLimit *int32 `protobuf:"varint,5,opt,name=pagination_limit,json=paginationLimit,proto3,oneof" json:"pagination_limit,omitempty"`
+	// Items to skip.
+	PaginationOffset *int32 `protobuf:"varint,6,opt,name=pagination_offset,json=paginationOffset,proto3,oneof" json:"pagination_offset,omitempty"`
+	// Sort order: id, createdAt, updatedAt.
+	Sort          *v1.Sort `protobuf:"bytes,7,opt,name=sort,proto3" json:"sort,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchSettlementsRequest) Reset() {
+	*x = SearchSettlementsRequest{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchSettlementsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchSettlementsRequest) ProtoMessage() {}
+
+func (x *SearchSettlementsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchSettlementsRequest.ProtoReflect.Descriptor instead.
+func (*SearchSettlementsRequest) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SearchSettlementsRequest) GetSettlementRequestIds() []string {
+	if x != nil {
+		return x.SettlementRequestIds
+	}
+	return nil
+}
+
+func (x *SearchSettlementsRequest) GetSettlementTrackingIds() []string {
+	if x != nil {
+		return x.SettlementTrackingIds
+	}
+	return nil
+}
+
+func (x *SearchSettlementsRequest) GetStatuses() []string {
+	if x != nil {
+		return x.Statuses
+	}
+	return nil
+}
+
+func (x *SearchSettlementsRequest) GetVenueIds() []string {
+	if x != nil {
+		return x.VenueIds
+	}
+	return nil
+}
+
+func (x *SearchSettlementsRequest) GetPaginationLimit() int32 {
+	if x != nil && x.PaginationLimit != nil {
+		return *x.PaginationLimit
+	}
+	return 0
+}
+
+func (x *SearchSettlementsRequest) GetPaginationOffset() int32 {
+	if x != nil && x.PaginationOffset != nil {
+		return *x.PaginationOffset
+	}
+	return 0
+}
+
+func (x *SearchSettlementsRequest) GetSort() *v1.Sort {
+	if x != nil {
+		return x.Sort
+	}
+	return nil
+}
+
+// Response of the settlement search extension.
+type SearchSettlementsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of matching settlements.
+	Total int32 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	// The page.
+	Items         []*SettlementRecord `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchSettlementsResponse) Reset() {
+	*x = SearchSettlementsResponse{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchSettlementsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchSettlementsResponse) ProtoMessage() {}
+
+func (x *SearchSettlementsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchSettlementsResponse.ProtoReflect.Descriptor instead.
+func (*SearchSettlementsResponse) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SearchSettlementsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *SearchSettlementsResponse) GetItems() []*SettlementRecord {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// A settlement instruction as stored.
+type SettlementRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The venue's id.
+	SettlementRequestId string `protobuf:"bytes,1,opt,name=settlement_request_id,json=settlementRequestId,proto3" json:"settlement_request_id,omitempty"`
+	// Our tracking id.
+	SettlementTrackingId string `protobuf:"bytes,2,opt,name=settlement_tracking_id,json=settlementTrackingId,proto3" json:"settlement_tracking_id,omitempty"`
+	// Settlement status.
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// Venue.
+	VenueId string `protobuf:"bytes,4,opt,name=venue_id,json=venueId,proto3" json:"venue_id,omitempty"`
+	// Owning company.
+	CompanyId string `protobuf:"bytes,5,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// Gross settlements as submitted.
+	Settlements []*Settlement `protobuf:"bytes,6,rep,name=settlements,proto3" json:"settlements,omitempty"`
+	// Net settlements as submitted.
+	NetSettlements []*NetSettlement `protobuf:"bytes,7,rep,name=net_settlements,json=netSettlements,proto3" json:"net_settlements,omitempty"`
+	// Errors, if any.
+	Errors *v1.ErrorObject `protobuf:"bytes,8,opt,name=errors,proto3" json:"errors,omitempty"`
+	// ISO 8601 UTC.
+	CreatedAt string `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// ISO 8601 UTC.
+	UpdatedAt     string `protobuf:"bytes,10,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettlementRecord) Reset() {
+	*x = SettlementRecord{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettlementRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettlementRecord) ProtoMessage() {}
+
+func (x *SettlementRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettlementRecord.ProtoReflect.Descriptor instead.
+func (*SettlementRecord) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SettlementRecord) GetSettlementRequestId() string {
+	if x != nil {
+		return x.SettlementRequestId
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetSettlementTrackingId() string {
+	if x != nil {
+		return x.SettlementTrackingId
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetVenueId() string {
+	if x != nil {
+		return x.VenueId
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetSettlements() []*Settlement {
+	if x != nil {
+		return x.Settlements
+	}
+	return nil
+}
+
+func (x *SettlementRecord) GetNetSettlements() []*NetSettlement {
+	if x != nil {
+		return x.NetSettlements
+	}
+	return nil
+}
+
+func (x *SettlementRecord) GetErrors() *v1.ErrorObject {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *SettlementRecord) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *SettlementRecord) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
 // Body of endpoint 3.
 type CreateSettlementRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -39,7 +440,7 @@ type CreateSettlementRequest struct {
 
 func (x *CreateSettlementRequest) Reset() {
 	*x = CreateSettlementRequest{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[0]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -51,7 +452,7 @@ func (x *CreateSettlementRequest) String() string {
 func (*CreateSettlementRequest) ProtoMessage() {}
 
 func (x *CreateSettlementRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[0]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -64,7 +465,7 @@ func (x *CreateSettlementRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSettlementRequest.ProtoReflect.Descriptor instead.
 func (*CreateSettlementRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{0}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateSettlementRequest) GetHeader() *SettlementHeader {
@@ -111,7 +512,7 @@ type SettlementHeader struct {
 
 func (x *SettlementHeader) Reset() {
 	*x = SettlementHeader{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[1]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -123,7 +524,7 @@ func (x *SettlementHeader) String() string {
 func (*SettlementHeader) ProtoMessage() {}
 
 func (x *SettlementHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[1]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -136,7 +537,7 @@ func (x *SettlementHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettlementHeader.ProtoReflect.Descriptor instead.
 func (*SettlementHeader) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{1}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SettlementHeader) GetStatus() string {
@@ -205,7 +606,7 @@ type ReceivableAddress struct {
 
 func (x *ReceivableAddress) Reset() {
 	*x = ReceivableAddress{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[2]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -217,7 +618,7 @@ func (x *ReceivableAddress) String() string {
 func (*ReceivableAddress) ProtoMessage() {}
 
 func (x *ReceivableAddress) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[2]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -230,7 +631,7 @@ func (x *ReceivableAddress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceivableAddress.ProtoReflect.Descriptor instead.
 func (*ReceivableAddress) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{2}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ReceivableAddress) GetAddress() string {
@@ -282,7 +683,7 @@ type Settlement struct {
 
 func (x *Settlement) Reset() {
 	*x = Settlement{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[3]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +695,7 @@ func (x *Settlement) String() string {
 func (*Settlement) ProtoMessage() {}
 
 func (x *Settlement) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[3]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +708,7 @@ func (x *Settlement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Settlement.ProtoReflect.Descriptor instead.
 func (*Settlement) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{3}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Settlement) GetCounterparty() *Counterparty {
@@ -365,7 +766,7 @@ type Counterparty struct {
 
 func (x *Counterparty) Reset() {
 	*x = Counterparty{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[4]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +778,7 @@ func (x *Counterparty) String() string {
 func (*Counterparty) ProtoMessage() {}
 
 func (x *Counterparty) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[4]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +791,7 @@ func (x *Counterparty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Counterparty.ProtoReflect.Descriptor instead.
 func (*Counterparty) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{4}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Counterparty) GetType() string {
@@ -422,7 +823,7 @@ type NetSettlement struct {
 
 func (x *NetSettlement) Reset() {
 	*x = NetSettlement{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[5]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +835,7 @@ func (x *NetSettlement) String() string {
 func (*NetSettlement) ProtoMessage() {}
 
 func (x *NetSettlement) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[5]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +848,7 @@ func (x *NetSettlement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetSettlement.ProtoReflect.Descriptor instead.
 func (*NetSettlement) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{5}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NetSettlement) GetCurrency() string {
@@ -488,7 +889,7 @@ type CreateSettlementResponse struct {
 
 func (x *CreateSettlementResponse) Reset() {
 	*x = CreateSettlementResponse{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[6]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +901,7 @@ func (x *CreateSettlementResponse) String() string {
 func (*CreateSettlementResponse) ProtoMessage() {}
 
 func (x *CreateSettlementResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[6]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +914,7 @@ func (x *CreateSettlementResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSettlementResponse.ProtoReflect.Descriptor instead.
 func (*CreateSettlementResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{6}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateSettlementResponse) GetSettlementRequestId() string {
@@ -563,7 +964,7 @@ type ListSettlementWalletAddressesRequest struct {
 
 func (x *ListSettlementWalletAddressesRequest) Reset() {
 	*x = ListSettlementWalletAddressesRequest{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[7]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +976,7 @@ func (x *ListSettlementWalletAddressesRequest) String() string {
 func (*ListSettlementWalletAddressesRequest) ProtoMessage() {}
 
 func (x *ListSettlementWalletAddressesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[7]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +989,7 @@ func (x *ListSettlementWalletAddressesRequest) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ListSettlementWalletAddressesRequest.ProtoReflect.Descriptor instead.
 func (*ListSettlementWalletAddressesRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{7}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListSettlementWalletAddressesRequest) GetAddresses() []string {
@@ -639,7 +1040,7 @@ type ListSettlementWalletAddressesResponse struct {
 
 func (x *ListSettlementWalletAddressesResponse) Reset() {
 	*x = ListSettlementWalletAddressesResponse{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[8]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +1052,7 @@ func (x *ListSettlementWalletAddressesResponse) String() string {
 func (*ListSettlementWalletAddressesResponse) ProtoMessage() {}
 
 func (x *ListSettlementWalletAddressesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[8]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +1065,7 @@ func (x *ListSettlementWalletAddressesResponse) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use ListSettlementWalletAddressesResponse.ProtoReflect.Descriptor instead.
 func (*ListSettlementWalletAddressesResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{8}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListSettlementWalletAddressesResponse) GetItems() []*v1.GeneratedAddress {
@@ -704,7 +1105,7 @@ type ListWhitelistedAddressesRequest struct {
 
 func (x *ListWhitelistedAddressesRequest) Reset() {
 	*x = ListWhitelistedAddressesRequest{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[9]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +1117,7 @@ func (x *ListWhitelistedAddressesRequest) String() string {
 func (*ListWhitelistedAddressesRequest) ProtoMessage() {}
 
 func (x *ListWhitelistedAddressesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[9]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +1130,7 @@ func (x *ListWhitelistedAddressesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWhitelistedAddressesRequest.ProtoReflect.Descriptor instead.
 func (*ListWhitelistedAddressesRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{9}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListWhitelistedAddressesRequest) GetPaginationLimit() int32 {
@@ -794,7 +1195,7 @@ type ListWhitelistedAddressesResponse struct {
 
 func (x *ListWhitelistedAddressesResponse) Reset() {
 	*x = ListWhitelistedAddressesResponse{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[10]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +1207,7 @@ func (x *ListWhitelistedAddressesResponse) String() string {
 func (*ListWhitelistedAddressesResponse) ProtoMessage() {}
 
 func (x *ListWhitelistedAddressesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[10]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +1220,7 @@ func (x *ListWhitelistedAddressesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWhitelistedAddressesResponse.ProtoReflect.Descriptor instead.
 func (*ListWhitelistedAddressesResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{10}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListWhitelistedAddressesResponse) GetItems() []*WhitelistedAddress {
@@ -857,7 +1258,7 @@ type WhitelistedAddress struct {
 
 func (x *WhitelistedAddress) Reset() {
 	*x = WhitelistedAddress{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[11]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +1270,7 @@ func (x *WhitelistedAddress) String() string {
 func (*WhitelistedAddress) ProtoMessage() {}
 
 func (x *WhitelistedAddress) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[11]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +1283,7 @@ func (x *WhitelistedAddress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhitelistedAddress.ProtoReflect.Descriptor instead.
 func (*WhitelistedAddress) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{11}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WhitelistedAddress) GetAddress() string {
@@ -942,7 +1343,7 @@ type ConfirmWithdrawalRequest struct {
 
 func (x *ConfirmWithdrawalRequest) Reset() {
 	*x = ConfirmWithdrawalRequest{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[12]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1355,7 @@ func (x *ConfirmWithdrawalRequest) String() string {
 func (*ConfirmWithdrawalRequest) ProtoMessage() {}
 
 func (x *ConfirmWithdrawalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[12]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1368,7 @@ func (x *ConfirmWithdrawalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmWithdrawalRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmWithdrawalRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{12}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ConfirmWithdrawalRequest) GetTransferId() string {
@@ -1002,7 +1403,7 @@ type ConfirmWithdrawalResponse struct {
 
 func (x *ConfirmWithdrawalResponse) Reset() {
 	*x = ConfirmWithdrawalResponse{}
-	mi := &file_interchange_v1_interchange_proto_msgTypes[13]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1415,7 @@ func (x *ConfirmWithdrawalResponse) String() string {
 func (*ConfirmWithdrawalResponse) ProtoMessage() {}
 
 func (x *ConfirmWithdrawalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_interchange_proto_msgTypes[13]
+	mi := &file_interchange_v1_interchange_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1428,7 @@ func (x *ConfirmWithdrawalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmWithdrawalResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmWithdrawalResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{13}
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ConfirmWithdrawalResponse) GetTransferId() string {
@@ -1041,7 +1442,42 @@ var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
-	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x16common/v1/common.proto\"\xd9\x01\n" +
+	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x16common/v1/common.proto\"P\n" +
+	"\x1aGetSettlementStatusRequest\x122\n" +
+	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\"\xcf\x01\n" +
+	"\x1bGetSettlementStatusResponse\x122\n" +
+	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
+	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xf3\x02\n" +
+	"\x18SearchSettlementsRequest\x124\n" +
+	"\x16settlement_request_ids\x18\x01 \x03(\tR\x14settlementRequestIds\x126\n" +
+	"\x17settlement_tracking_ids\x18\x02 \x03(\tR\x15settlementTrackingIds\x12\x1a\n" +
+	"\bstatuses\x18\x03 \x03(\tR\bstatuses\x12\x1b\n" +
+	"\tvenue_ids\x18\x04 \x03(\tR\bvenueIds\x12.\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
+	"\x11pagination_offset\x18\x06 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
+	"\x11_pagination_limitB\x14\n" +
+	"\x12_pagination_offset\"i\n" +
+	"\x19SearchSettlementsResponse\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\x126\n" +
+	"\x05items\x18\x02 \x03(\v2 .interchange.v1.SettlementRecordR\x05items\"\xc2\x03\n" +
+	"\x10SettlementRecord\x122\n" +
+	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
+	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12\x19\n" +
+	"\bvenue_id\x18\x04 \x01(\tR\avenueId\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x05 \x01(\tR\tcompanyId\x12<\n" +
+	"\vsettlements\x18\x06 \x03(\v2\x1a.interchange.v1.SettlementR\vsettlements\x12F\n" +
+	"\x0fnet_settlements\x18\a \x03(\v2\x1d.interchange.v1.NetSettlementR\x0enetSettlements\x12.\n" +
+	"\x06errors\x18\b \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\t \x01(\tR\tcreatedAt\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\n" +
+	" \x01(\tR\tupdatedAt\"\xd9\x01\n" +
 	"\x17CreateSettlementRequest\x128\n" +
 	"\x06header\x18\x01 \x01(\v2 .interchange.v1.SettlementHeaderR\x06header\x12<\n" +
 	"\vsettlements\x18\x02 \x03(\v2\x1a.interchange.v1.SettlementR\vsettlements\x12F\n" +
@@ -1122,12 +1558,14 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId2\xf3\x03\n" +
+	"transferId2\xcd\x05\n" +
 	"\x12InterchangeService\x12e\n" +
 	"\x10CreateSettlement\x12'.interchange.v1.CreateSettlementRequest\x1a(.interchange.v1.CreateSettlementResponse\x12\x8c\x01\n" +
 	"\x1dListSettlementWalletAddresses\x124.interchange.v1.ListSettlementWalletAddressesRequest\x1a5.interchange.v1.ListSettlementWalletAddressesResponse\x12}\n" +
 	"\x18ListWhitelistedAddresses\x12/.interchange.v1.ListWhitelistedAddressesRequest\x1a0.interchange.v1.ListWhitelistedAddressesResponse\x12h\n" +
-	"\x11ConfirmWithdrawal\x12(.interchange.v1.ConfirmWithdrawalRequest\x1a).interchange.v1.ConfirmWithdrawalResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
+	"\x11ConfirmWithdrawal\x12(.interchange.v1.ConfirmWithdrawalRequest\x1a).interchange.v1.ConfirmWithdrawalResponse\x12n\n" +
+	"\x13GetSettlementStatus\x12*.interchange.v1.GetSettlementStatusRequest\x1a+.interchange.v1.GetSettlementStatusResponse\x12h\n" +
+	"\x11SearchSettlements\x12(.interchange.v1.SearchSettlementsRequest\x1a).interchange.v1.SearchSettlementsResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
 
 var (
 	file_interchange_v1_interchange_proto_rawDescOnce sync.Once
@@ -1141,49 +1579,64 @@ func file_interchange_v1_interchange_proto_rawDescGZIP() []byte {
 	return file_interchange_v1_interchange_proto_rawDescData
 }
 
-var file_interchange_v1_interchange_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_interchange_v1_interchange_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_interchange_v1_interchange_proto_goTypes = []any{
-	(*CreateSettlementRequest)(nil),               // 0: interchange.v1.CreateSettlementRequest
-	(*SettlementHeader)(nil),                      // 1: interchange.v1.SettlementHeader
-	(*ReceivableAddress)(nil),                     // 2: interchange.v1.ReceivableAddress
-	(*Settlement)(nil),                            // 3: interchange.v1.Settlement
-	(*Counterparty)(nil),                          // 4: interchange.v1.Counterparty
-	(*NetSettlement)(nil),                         // 5: interchange.v1.NetSettlement
-	(*CreateSettlementResponse)(nil),              // 6: interchange.v1.CreateSettlementResponse
-	(*ListSettlementWalletAddressesRequest)(nil),  // 7: interchange.v1.ListSettlementWalletAddressesRequest
-	(*ListSettlementWalletAddressesResponse)(nil), // 8: interchange.v1.ListSettlementWalletAddressesResponse
-	(*ListWhitelistedAddressesRequest)(nil),       // 9: interchange.v1.ListWhitelistedAddressesRequest
-	(*ListWhitelistedAddressesResponse)(nil),      // 10: interchange.v1.ListWhitelistedAddressesResponse
-	(*WhitelistedAddress)(nil),                    // 11: interchange.v1.WhitelistedAddress
-	(*ConfirmWithdrawalRequest)(nil),              // 12: interchange.v1.ConfirmWithdrawalRequest
-	(*ConfirmWithdrawalResponse)(nil),             // 13: interchange.v1.ConfirmWithdrawalResponse
-	(*v1.ErrorObject)(nil),                        // 14: common.v1.ErrorObject
-	(*v1.Sort)(nil),                               // 15: common.v1.Sort
-	(*v1.GeneratedAddress)(nil),                   // 16: common.v1.GeneratedAddress
+	(*GetSettlementStatusRequest)(nil),            // 0: interchange.v1.GetSettlementStatusRequest
+	(*GetSettlementStatusResponse)(nil),           // 1: interchange.v1.GetSettlementStatusResponse
+	(*SearchSettlementsRequest)(nil),              // 2: interchange.v1.SearchSettlementsRequest
+	(*SearchSettlementsResponse)(nil),             // 3: interchange.v1.SearchSettlementsResponse
+	(*SettlementRecord)(nil),                      // 4: interchange.v1.SettlementRecord
+	(*CreateSettlementRequest)(nil),               // 5: interchange.v1.CreateSettlementRequest
+	(*SettlementHeader)(nil),                      // 6: interchange.v1.SettlementHeader
+	(*ReceivableAddress)(nil),                     // 7: interchange.v1.ReceivableAddress
+	(*Settlement)(nil),                            // 8: interchange.v1.Settlement
+	(*Counterparty)(nil),                          // 9: interchange.v1.Counterparty
+	(*NetSettlement)(nil),                         // 10: interchange.v1.NetSettlement
+	(*CreateSettlementResponse)(nil),              // 11: interchange.v1.CreateSettlementResponse
+	(*ListSettlementWalletAddressesRequest)(nil),  // 12: interchange.v1.ListSettlementWalletAddressesRequest
+	(*ListSettlementWalletAddressesResponse)(nil), // 13: interchange.v1.ListSettlementWalletAddressesResponse
+	(*ListWhitelistedAddressesRequest)(nil),       // 14: interchange.v1.ListWhitelistedAddressesRequest
+	(*ListWhitelistedAddressesResponse)(nil),      // 15: interchange.v1.ListWhitelistedAddressesResponse
+	(*WhitelistedAddress)(nil),                    // 16: interchange.v1.WhitelistedAddress
+	(*ConfirmWithdrawalRequest)(nil),              // 17: interchange.v1.ConfirmWithdrawalRequest
+	(*ConfirmWithdrawalResponse)(nil),             // 18: interchange.v1.ConfirmWithdrawalResponse
+	(*v1.ErrorObject)(nil),                        // 19: common.v1.ErrorObject
+	(*v1.Sort)(nil),                               // 20: common.v1.Sort
+	(*v1.GeneratedAddress)(nil),                   // 21: common.v1.GeneratedAddress
 }
 var file_interchange_v1_interchange_proto_depIdxs = []int32{
-	1,  // 0: interchange.v1.CreateSettlementRequest.header:type_name -> interchange.v1.SettlementHeader
-	3,  // 1: interchange.v1.CreateSettlementRequest.settlements:type_name -> interchange.v1.Settlement
-	5,  // 2: interchange.v1.CreateSettlementRequest.net_settlements:type_name -> interchange.v1.NetSettlement
-	2,  // 3: interchange.v1.SettlementHeader.receivable_addresses:type_name -> interchange.v1.ReceivableAddress
-	4,  // 4: interchange.v1.Settlement.counterparty:type_name -> interchange.v1.Counterparty
-	14, // 5: interchange.v1.CreateSettlementResponse.errors:type_name -> common.v1.ErrorObject
-	15, // 6: interchange.v1.ListSettlementWalletAddressesRequest.sort:type_name -> common.v1.Sort
-	16, // 7: interchange.v1.ListSettlementWalletAddressesResponse.items:type_name -> common.v1.GeneratedAddress
-	11, // 8: interchange.v1.ListWhitelistedAddressesResponse.items:type_name -> interchange.v1.WhitelistedAddress
-	0,  // 9: interchange.v1.InterchangeService.CreateSettlement:input_type -> interchange.v1.CreateSettlementRequest
-	7,  // 10: interchange.v1.InterchangeService.ListSettlementWalletAddresses:input_type -> interchange.v1.ListSettlementWalletAddressesRequest
-	9,  // 11: interchange.v1.InterchangeService.ListWhitelistedAddresses:input_type -> interchange.v1.ListWhitelistedAddressesRequest
-	12, // 12: interchange.v1.InterchangeService.ConfirmWithdrawal:input_type -> interchange.v1.ConfirmWithdrawalRequest
-	6,  // 13: interchange.v1.InterchangeService.CreateSettlement:output_type -> interchange.v1.CreateSettlementResponse
-	8,  // 14: interchange.v1.InterchangeService.ListSettlementWalletAddresses:output_type -> interchange.v1.ListSettlementWalletAddressesResponse
-	10, // 15: interchange.v1.InterchangeService.ListWhitelistedAddresses:output_type -> interchange.v1.ListWhitelistedAddressesResponse
-	13, // 16: interchange.v1.InterchangeService.ConfirmWithdrawal:output_type -> interchange.v1.ConfirmWithdrawalResponse
-	13, // [13:17] is the sub-list for method output_type
-	9,  // [9:13] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	19, // 0: interchange.v1.GetSettlementStatusResponse.errors:type_name -> common.v1.ErrorObject
+	20, // 1: interchange.v1.SearchSettlementsRequest.sort:type_name -> common.v1.Sort
+	4,  // 2: interchange.v1.SearchSettlementsResponse.items:type_name -> interchange.v1.SettlementRecord
+	8,  // 3: interchange.v1.SettlementRecord.settlements:type_name -> interchange.v1.Settlement
+	10, // 4: interchange.v1.SettlementRecord.net_settlements:type_name -> interchange.v1.NetSettlement
+	19, // 5: interchange.v1.SettlementRecord.errors:type_name -> common.v1.ErrorObject
+	6,  // 6: interchange.v1.CreateSettlementRequest.header:type_name -> interchange.v1.SettlementHeader
+	8,  // 7: interchange.v1.CreateSettlementRequest.settlements:type_name -> interchange.v1.Settlement
+	10, // 8: interchange.v1.CreateSettlementRequest.net_settlements:type_name -> interchange.v1.NetSettlement
+	7,  // 9: interchange.v1.SettlementHeader.receivable_addresses:type_name -> interchange.v1.ReceivableAddress
+	9,  // 10: interchange.v1.Settlement.counterparty:type_name -> interchange.v1.Counterparty
+	19, // 11: interchange.v1.CreateSettlementResponse.errors:type_name -> common.v1.ErrorObject
+	20, // 12: interchange.v1.ListSettlementWalletAddressesRequest.sort:type_name -> common.v1.Sort
+	21, // 13: interchange.v1.ListSettlementWalletAddressesResponse.items:type_name -> common.v1.GeneratedAddress
+	16, // 14: interchange.v1.ListWhitelistedAddressesResponse.items:type_name -> interchange.v1.WhitelistedAddress
+	5,  // 15: interchange.v1.InterchangeService.CreateSettlement:input_type -> interchange.v1.CreateSettlementRequest
+	12, // 16: interchange.v1.InterchangeService.ListSettlementWalletAddresses:input_type -> interchange.v1.ListSettlementWalletAddressesRequest
+	14, // 17: interchange.v1.InterchangeService.ListWhitelistedAddresses:input_type -> interchange.v1.ListWhitelistedAddressesRequest
+	17, // 18: interchange.v1.InterchangeService.ConfirmWithdrawal:input_type -> interchange.v1.ConfirmWithdrawalRequest
+	0,  // 19: interchange.v1.InterchangeService.GetSettlementStatus:input_type -> interchange.v1.GetSettlementStatusRequest
+	2,  // 20: interchange.v1.InterchangeService.SearchSettlements:input_type -> interchange.v1.SearchSettlementsRequest
+	11, // 21: interchange.v1.InterchangeService.CreateSettlement:output_type -> interchange.v1.CreateSettlementResponse
+	13, // 22: interchange.v1.InterchangeService.ListSettlementWalletAddresses:output_type -> interchange.v1.ListSettlementWalletAddressesResponse
+	15, // 23: interchange.v1.InterchangeService.ListWhitelistedAddresses:output_type -> interchange.v1.ListWhitelistedAddressesResponse
+	18, // 24: interchange.v1.InterchangeService.ConfirmWithdrawal:output_type -> interchange.v1.ConfirmWithdrawalResponse
+	1,  // 25: interchange.v1.InterchangeService.GetSettlementStatus:output_type -> interchange.v1.GetSettlementStatusResponse
+	3,  // 26: interchange.v1.InterchangeService.SearchSettlements:output_type -> interchange.v1.SearchSettlementsResponse
+	21, // [21:27] is the sub-list for method output_type
+	15, // [15:21] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_interchange_v1_interchange_proto_init() }
@@ -1191,15 +1644,16 @@ func file_interchange_v1_interchange_proto_init() {
 	if File_interchange_v1_interchange_proto != nil {
 		return
 	}
-	file_interchange_v1_interchange_proto_msgTypes[7].OneofWrappers = []any{}
-	file_interchange_v1_interchange_proto_msgTypes[9].OneofWrappers = []any{}
+	file_interchange_v1_interchange_proto_msgTypes[2].OneofWrappers = []any{}
+	file_interchange_v1_interchange_proto_msgTypes[12].OneofWrappers = []any{}
+	file_interchange_v1_interchange_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_interchange_v1_interchange_proto_rawDesc), len(file_interchange_v1_interchange_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

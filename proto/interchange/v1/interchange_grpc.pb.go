@@ -25,6 +25,8 @@ const (
 	InterchangeService_ListSettlementWalletAddresses_FullMethodName = "/interchange.v1.InterchangeService/ListSettlementWalletAddresses"
 	InterchangeService_ListWhitelistedAddresses_FullMethodName      = "/interchange.v1.InterchangeService/ListWhitelistedAddresses"
 	InterchangeService_ConfirmWithdrawal_FullMethodName             = "/interchange.v1.InterchangeService/ConfirmWithdrawal"
+	InterchangeService_GetSettlementStatus_FullMethodName           = "/interchange.v1.InterchangeService/GetSettlementStatus"
+	InterchangeService_SearchSettlements_FullMethodName             = "/interchange.v1.InterchangeService/SearchSettlements"
 )
 
 // InterchangeServiceClient is the client API for InterchangeService service.
@@ -41,6 +43,10 @@ type InterchangeServiceClient interface {
 	ListWhitelistedAddresses(ctx context.Context, in *ListWhitelistedAddressesRequest, opts ...grpc.CallOption) (*ListWhitelistedAddressesResponse, error)
 	// Endpoint 11: accept or decline a withdrawal from a trading vault.
 	ConfirmWithdrawal(ctx context.Context, in *ConfirmWithdrawalRequest, opts ...grpc.CallOption) (*ConfirmWithdrawalResponse, error)
+	// Extension: status of a settlement instruction.
+	GetSettlementStatus(ctx context.Context, in *GetSettlementStatusRequest, opts ...grpc.CallOption) (*GetSettlementStatusResponse, error)
+	// Extension: search settlement instructions.
+	SearchSettlements(ctx context.Context, in *SearchSettlementsRequest, opts ...grpc.CallOption) (*SearchSettlementsResponse, error)
 }
 
 type interchangeServiceClient struct {
@@ -91,6 +97,26 @@ func (c *interchangeServiceClient) ConfirmWithdrawal(ctx context.Context, in *Co
 	return out, nil
 }
 
+func (c *interchangeServiceClient) GetSettlementStatus(ctx context.Context, in *GetSettlementStatusRequest, opts ...grpc.CallOption) (*GetSettlementStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSettlementStatusResponse)
+	err := c.cc.Invoke(ctx, InterchangeService_GetSettlementStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *interchangeServiceClient) SearchSettlements(ctx context.Context, in *SearchSettlementsRequest, opts ...grpc.CallOption) (*SearchSettlementsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchSettlementsResponse)
+	err := c.cc.Invoke(ctx, InterchangeService_SearchSettlements_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // InterchangeServiceServer is the server API for InterchangeService service.
 // All implementations must embed UnimplementedInterchangeServiceServer
 // for forward compatibility.
@@ -105,6 +131,10 @@ type InterchangeServiceServer interface {
 	ListWhitelistedAddresses(context.Context, *ListWhitelistedAddressesRequest) (*ListWhitelistedAddressesResponse, error)
 	// Endpoint 11: accept or decline a withdrawal from a trading vault.
 	ConfirmWithdrawal(context.Context, *ConfirmWithdrawalRequest) (*ConfirmWithdrawalResponse, error)
+	// Extension: status of a settlement instruction.
+	GetSettlementStatus(context.Context, *GetSettlementStatusRequest) (*GetSettlementStatusResponse, error)
+	// Extension: search settlement instructions.
+	SearchSettlements(context.Context, *SearchSettlementsRequest) (*SearchSettlementsResponse, error)
 	mustEmbedUnimplementedInterchangeServiceServer()
 }
 
@@ -126,6 +156,12 @@ func (UnimplementedInterchangeServiceServer) ListWhitelistedAddresses(context.Co
 }
 func (UnimplementedInterchangeServiceServer) ConfirmWithdrawal(context.Context, *ConfirmWithdrawalRequest) (*ConfirmWithdrawalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ConfirmWithdrawal not implemented")
+}
+func (UnimplementedInterchangeServiceServer) GetSettlementStatus(context.Context, *GetSettlementStatusRequest) (*GetSettlementStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSettlementStatus not implemented")
+}
+func (UnimplementedInterchangeServiceServer) SearchSettlements(context.Context, *SearchSettlementsRequest) (*SearchSettlementsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchSettlements not implemented")
 }
 func (UnimplementedInterchangeServiceServer) mustEmbedUnimplementedInterchangeServiceServer() {}
 func (UnimplementedInterchangeServiceServer) testEmbeddedByValue()                            {}
@@ -220,6 +256,42 @@ func _InterchangeService_ConfirmWithdrawal_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _InterchangeService_GetSettlementStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSettlementStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(InterchangeServiceServer).GetSettlementStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: InterchangeService_GetSettlementStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(InterchangeServiceServer).GetSettlementStatus(ctx, req.(*GetSettlementStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _InterchangeService_SearchSettlements_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchSettlementsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(InterchangeServiceServer).SearchSettlements(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: InterchangeService_SearchSettlements_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(InterchangeServiceServer).SearchSettlements(ctx, req.(*SearchSettlementsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // InterchangeService_ServiceDesc is the grpc.ServiceDesc for InterchangeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -242,6 +314,14 @@ var InterchangeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ConfirmWithdrawal",
 			Handler:    _InterchangeService_ConfirmWithdrawal_Handler,
+		},
+		{
+			MethodName: "GetSettlementStatus",
+			Handler:    _InterchangeService_GetSettlementStatus_Handler,
+		},
+		{
+			MethodName: "SearchSettlements",
+			Handler:    _InterchangeService_SearchSettlements_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

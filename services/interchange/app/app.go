@@ -19,6 +19,10 @@ const Name = "interchange"
 // Config is the interchange service's configuration.
 type Config struct {
 	config.Common
+	// TradingAddr is trading's gRPC address (balance movements).
+	TradingAddr string `env:"TRADING_ADDR, default=127.0.0.1:9002"`
+	// ComplianceAddr is compliance's gRPC address (VASP and beneficiary checks).
+	ComplianceAddr string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
 }
 
 // Run starts the interchange service and serves until ctx ends.
