@@ -3,14 +3,21 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/interchange/server"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -31,8 +38,30 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, server.New())
-	// Its catalog services (beneficiaries, whitelisting, settlement) come with their issue.
-	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, plugin.NothingYet{})
+	signer, err := cfg.ServiceSigner(Name)
+	if err != nil {
+		return err
+	}
+	tradingConn, err := grpc.NewClient(cfg.TradingAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("dial trading: %w", err)
+	}
+	defer tradingConn.Close()
+	complianceConn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("dial compliance: %w", err)
+	}
+	defer complianceConn.Close()
+	addresses, err := whitelist.Setup(ctx, whitelist.Deps{DB: deps.DB, Compliance: compliancev1.NewDirectoryServiceClient(complianceConn), Signer: signer, Logger: logger})
+	if err != nil {
+		return err
+	}
+	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn), Signer: signer, Logger: logger})
+	if err != nil {
+		return err
+	}
+	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, server.New(addresses, settlements))
+	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, settlements.Engine())
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, addresses.Plugin())
 	return deps.Run(ctx)
 }
