@@ -6,10 +6,12 @@ type Company struct {
 	Name       string
 	Active     bool
 	PublicKeys []string // PEM, RSA or Ed25519
+	DomainID   string   // UUID, as v2 approvals name the company
 }
 
 // User is an API user of a company.
 type User struct {
+	ID           string // UUID, as v2 approvals name the user
 	Email        string
 	CompanyID    string
 	Roles        []string

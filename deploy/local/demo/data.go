@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/services/compliance"
@@ -21,6 +22,19 @@ const (
 
 // UserEmail returns the demo user's e-mail, e.g. UserEmail("ztest", "maker").
 func UserEmail(company, role string) string { return "api-" + role + "@" + company + ".example" }
+
+// demoNamespace derives the demo's stable UUIDs.
+var demoNamespace = uuid.MustParse("6f1c3e2a-7d4b-4c1e-9a55-2b8e0f4d6a10")
+
+// UserID returns the demo user's id (a UUID stable across runs), e.g. UserID("ztest", "checker").
+func UserID(company, role string) string {
+	return uuid.NewSHA1(demoNamespace, []byte("user:"+UserEmail(company, role))).String()
+}
+
+// DomainID returns the demo company's domain id (a UUID stable across runs).
+func DomainID(companyID string) string {
+	return uuid.NewSHA1(demoNamespace, []byte("domain:"+companyID)).String()
+}
 
 type demoUser struct {
 	company, role string
@@ -76,7 +90,8 @@ func Load(ctx context.Context, client *mongo.Client) error {
 		if err != nil {
 			return err
 		}
-		if err := sd.PutCompany(ctx, servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}}); err != nil {
+		company := servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}, DomainID: DomainID(c.id)}
+		if err := sd.PutCompany(ctx, company); err != nil {
 			return err
 		}
 	}
@@ -85,7 +100,7 @@ func Load(ctx context.Context, client *mongo.Client) error {
 		if err != nil {
 			return err
 		}
-		user := servicedesk.User{Email: UserEmail(u.company, u.role), CompanyID: companyID(u.company), Roles: u.roles,
+		user := servicedesk.User{ID: UserID(u.company, u.role), Email: UserEmail(u.company, u.role), CompanyID: companyID(u.company), Roles: u.roles,
 			Entitlements: u.entitlements, Active: true, PublicKey: string(pub)}
 		if err := sd.PutUser(ctx, user); err != nil {
 			return err

@@ -245,6 +245,7 @@ type keyFiles struct {
 var internalIssuers = map[string]string{
 	"servicedesk":       "servicedesk-internal",
 	"interchange":       "interchange-internal",
+	"custody":           "custody-internal",
 	"settlement-engine": "settlement-engine",
 }
 

@@ -21,6 +21,107 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Which user.
+type GetUserRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The user's id (UUID).
+	UserId        string `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetUserRequest) Reset() {
+	*x = GetUserRequest{}
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserRequest) ProtoMessage() {}
+
+func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserRequest.ProtoReflect.Descriptor instead.
+func (*GetUserRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetUserRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+// The user and their company's domain.
+type GetUserResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The user.
+	User *User `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	// Domain id (UUID) of the user's company.
+	CompanyDomainId string `protobuf:"bytes,2,opt,name=company_domain_id,json=companyDomainId,proto3" json:"company_domain_id,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetUserResponse) Reset() {
+	*x = GetUserResponse{}
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetUserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetUserResponse) ProtoMessage() {}
+
+func (x *GetUserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetUserResponse.ProtoReflect.Descriptor instead.
+func (*GetUserResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetUserResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
+func (x *GetUserResponse) GetCompanyDomainId() string {
+	if x != nil {
+		return x.CompanyDomainId
+	}
+	return ""
+}
+
 // Who is calling.
 type GetCallerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -34,7 +135,7 @@ type GetCallerRequest struct {
 
 func (x *GetCallerRequest) Reset() {
 	*x = GetCallerRequest{}
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[0]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +147,7 @@ func (x *GetCallerRequest) String() string {
 func (*GetCallerRequest) ProtoMessage() {}
 
 func (x *GetCallerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[0]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +160,7 @@ func (x *GetCallerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallerRequest.ProtoReflect.Descriptor instead.
 func (*GetCallerRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{0}
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GetCallerRequest) GetCompanyId() string {
@@ -89,7 +190,7 @@ type GetCallerResponse struct {
 
 func (x *GetCallerResponse) Reset() {
 	*x = GetCallerResponse{}
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[1]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +202,7 @@ func (x *GetCallerResponse) String() string {
 func (*GetCallerResponse) ProtoMessage() {}
 
 func (x *GetCallerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[1]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +215,7 @@ func (x *GetCallerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallerResponse.ProtoReflect.Descriptor instead.
 func (*GetCallerResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{1}
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetCallerResponse) GetCompany() *Company {
@@ -141,14 +242,16 @@ type Company struct {
 	// False when the company is suspended.
 	Active bool `protobuf:"varint,3,opt,name=active,proto3" json:"active,omitempty"`
 	// PEM public keys (RSA or Ed25519) that sign its requests.
-	PublicKeys    []string `protobuf:"bytes,4,rep,name=public_keys,json=publicKeys,proto3" json:"public_keys,omitempty"`
+	PublicKeys []string `protobuf:"bytes,4,rep,name=public_keys,json=publicKeys,proto3" json:"public_keys,omitempty"`
+	// Domain id (UUID) of the company, as v2 approvals name it.
+	DomainId      string `protobuf:"bytes,5,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Company) Reset() {
 	*x = Company{}
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -160,7 +263,7 @@ func (x *Company) String() string {
 func (*Company) ProtoMessage() {}
 
 func (x *Company) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -173,7 +276,7 @@ func (x *Company) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Company.ProtoReflect.Descriptor instead.
 func (*Company) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{2}
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Company) GetId() string {
@@ -204,6 +307,13 @@ func (x *Company) GetPublicKeys() []string {
 	return nil
 }
 
+func (x *Company) GetDomainId() string {
+	if x != nil {
+		return x.DomainId
+	}
+	return ""
+}
+
 // An API user of a company.
 type User struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -218,14 +328,16 @@ type User struct {
 	// False when the user is disabled.
 	Active bool `protobuf:"varint,5,opt,name=active,proto3" json:"active,omitempty"`
 	// PEM EC P-256 public key for approval signatures.
-	PublicKey     string `protobuf:"bytes,6,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
+	PublicKey string `protobuf:"bytes,6,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
+	// The user's id (UUID), as v2 approvals name it.
+	Id            string `protobuf:"bytes,7,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *User) Reset() {
 	*x = User{}
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -237,7 +349,7 @@ func (x *User) String() string {
 func (*User) ProtoMessage() {}
 
 func (x *User) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_identity_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_identity_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -250,7 +362,7 @@ func (x *User) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use User.ProtoReflect.Descriptor instead.
 func (*User) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{3}
+	return file_servicedesk_v1_identity_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *User) GetEmail() string {
@@ -295,11 +407,23 @@ func (x *User) GetPublicKey() string {
 	return ""
 }
 
+func (x *User) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 var File_servicedesk_v1_identity_proto protoreflect.FileDescriptor
 
 const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"\n" +
-	"\x1dservicedesk/v1/identity.proto\x12\x0eservicedesk.v1\"P\n" +
+	"\x1dservicedesk/v1/identity.proto\x12\x0eservicedesk.v1\")\n" +
+	"\x0eGetUserRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\"g\n" +
+	"\x0fGetUserResponse\x12(\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.servicedesk.v1.UserR\x04user\x12*\n" +
+	"\x11company_domain_id\x18\x02 \x01(\tR\x0fcompanyDomainId\"P\n" +
 	"\x10GetCallerRequest\x12\x1d\n" +
 	"\n" +
 	"company_id\x18\x01 \x01(\tR\tcompanyId\x12\x1d\n" +
@@ -307,13 +431,14 @@ const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"user_email\x18\x02 \x01(\tR\tuserEmail\"p\n" +
 	"\x11GetCallerResponse\x121\n" +
 	"\acompany\x18\x01 \x01(\v2\x17.servicedesk.v1.CompanyR\acompany\x12(\n" +
-	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"f\n" +
+	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"\x83\x01\n" +
 	"\aCompany\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06active\x18\x03 \x01(\bR\x06active\x12\x1f\n" +
 	"\vpublic_keys\x18\x04 \x03(\tR\n" +
-	"publicKeys\"\xac\x01\n" +
+	"publicKeys\x12\x1b\n" +
+	"\tdomain_id\x18\x05 \x01(\tR\bdomainId\"\xbc\x01\n" +
 	"\x04User\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1d\n" +
 	"\n" +
@@ -322,9 +447,11 @@ const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"\fentitlements\x18\x04 \x03(\tR\fentitlements\x12\x16\n" +
 	"\x06active\x18\x05 \x01(\bR\x06active\x12\x1d\n" +
 	"\n" +
-	"public_key\x18\x06 \x01(\tR\tpublicKey2c\n" +
+	"public_key\x18\x06 \x01(\tR\tpublicKey\x12\x0e\n" +
+	"\x02id\x18\a \x01(\tR\x02id2\xaf\x01\n" +
 	"\x0fIdentityService\x12P\n" +
-	"\tGetCaller\x12 .servicedesk.v1.GetCallerRequest\x1a!.servicedesk.v1.GetCallerResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
+	"\tGetCaller\x12 .servicedesk.v1.GetCallerRequest\x1a!.servicedesk.v1.GetCallerResponse\x12J\n" +
+	"\aGetUser\x12\x1e.servicedesk.v1.GetUserRequest\x1a\x1f.servicedesk.v1.GetUserResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
 
 var (
 	file_servicedesk_v1_identity_proto_rawDescOnce sync.Once
@@ -338,23 +465,28 @@ func file_servicedesk_v1_identity_proto_rawDescGZIP() []byte {
 	return file_servicedesk_v1_identity_proto_rawDescData
 }
 
-var file_servicedesk_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_servicedesk_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_servicedesk_v1_identity_proto_goTypes = []any{
-	(*GetCallerRequest)(nil),  // 0: servicedesk.v1.GetCallerRequest
-	(*GetCallerResponse)(nil), // 1: servicedesk.v1.GetCallerResponse
-	(*Company)(nil),           // 2: servicedesk.v1.Company
-	(*User)(nil),              // 3: servicedesk.v1.User
+	(*GetUserRequest)(nil),    // 0: servicedesk.v1.GetUserRequest
+	(*GetUserResponse)(nil),   // 1: servicedesk.v1.GetUserResponse
+	(*GetCallerRequest)(nil),  // 2: servicedesk.v1.GetCallerRequest
+	(*GetCallerResponse)(nil), // 3: servicedesk.v1.GetCallerResponse
+	(*Company)(nil),           // 4: servicedesk.v1.Company
+	(*User)(nil),              // 5: servicedesk.v1.User
 }
 var file_servicedesk_v1_identity_proto_depIdxs = []int32{
-	2, // 0: servicedesk.v1.GetCallerResponse.company:type_name -> servicedesk.v1.Company
-	3, // 1: servicedesk.v1.GetCallerResponse.user:type_name -> servicedesk.v1.User
-	0, // 2: servicedesk.v1.IdentityService.GetCaller:input_type -> servicedesk.v1.GetCallerRequest
-	1, // 3: servicedesk.v1.IdentityService.GetCaller:output_type -> servicedesk.v1.GetCallerResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	5, // 0: servicedesk.v1.GetUserResponse.user:type_name -> servicedesk.v1.User
+	4, // 1: servicedesk.v1.GetCallerResponse.company:type_name -> servicedesk.v1.Company
+	5, // 2: servicedesk.v1.GetCallerResponse.user:type_name -> servicedesk.v1.User
+	2, // 3: servicedesk.v1.IdentityService.GetCaller:input_type -> servicedesk.v1.GetCallerRequest
+	0, // 4: servicedesk.v1.IdentityService.GetUser:input_type -> servicedesk.v1.GetUserRequest
+	3, // 5: servicedesk.v1.IdentityService.GetCaller:output_type -> servicedesk.v1.GetCallerResponse
+	1, // 6: servicedesk.v1.IdentityService.GetUser:output_type -> servicedesk.v1.GetUserResponse
+	5, // [5:7] is the sub-list for method output_type
+	3, // [3:5] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_servicedesk_v1_identity_proto_init() }
@@ -368,7 +500,7 @@ func file_servicedesk_v1_identity_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_servicedesk_v1_identity_proto_rawDesc), len(file_servicedesk_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	IdentityService_GetCaller_FullMethodName = "/servicedesk.v1.IdentityService/GetCaller"
+	IdentityService_GetUser_FullMethodName   = "/servicedesk.v1.IdentityService/GetUser"
 )
 
 // IdentityServiceClient is the client API for IdentityService service.
@@ -30,6 +31,9 @@ const (
 type IdentityServiceClient interface {
 	// The company, its active keys, and optionally one of its users.
 	GetCaller(ctx context.Context, in *GetCallerRequest, opts ...grpc.CallOption) (*GetCallerResponse, error)
+	// One user by id, with the domain id of their company (internal systems, e.g. custody
+	// verifying a v2 wallet approval's author).
+	GetUser(ctx context.Context, in *GetUserRequest, opts ...grpc.CallOption) (*GetUserResponse, error)
 }
 
 type identityServiceClient struct {
@@ -50,6 +54,16 @@ func (c *identityServiceClient) GetCaller(ctx context.Context, in *GetCallerRequ
 	return out, nil
 }
 
+func (c *identityServiceClient) GetUser(ctx context.Context, in *GetUserRequest, opts ...grpc.CallOption) (*GetUserResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetUserResponse)
+	err := c.cc.Invoke(ctx, IdentityService_GetUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdentityServiceServer is the server API for IdentityService service.
 // All implementations must embed UnimplementedIdentityServiceServer
 // for forward compatibility.
@@ -58,6 +72,9 @@ func (c *identityServiceClient) GetCaller(ctx context.Context, in *GetCallerRequ
 type IdentityServiceServer interface {
 	// The company, its active keys, and optionally one of its users.
 	GetCaller(context.Context, *GetCallerRequest) (*GetCallerResponse, error)
+	// One user by id, with the domain id of their company (internal systems, e.g. custody
+	// verifying a v2 wallet approval's author).
+	GetUser(context.Context, *GetUserRequest) (*GetUserResponse, error)
 	mustEmbedUnimplementedIdentityServiceServer()
 }
 
@@ -70,6 +87,9 @@ type UnimplementedIdentityServiceServer struct{}
 
 func (UnimplementedIdentityServiceServer) GetCaller(context.Context, *GetCallerRequest) (*GetCallerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCaller not implemented")
+}
+func (UnimplementedIdentityServiceServer) GetUser(context.Context, *GetUserRequest) (*GetUserResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetUser not implemented")
 }
 func (UnimplementedIdentityServiceServer) mustEmbedUnimplementedIdentityServiceServer() {}
 func (UnimplementedIdentityServiceServer) testEmbeddedByValue()                         {}
@@ -110,6 +130,24 @@ func _IdentityService_GetCaller_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_GetUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetUserRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).GetUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_GetUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).GetUser(ctx, req.(*GetUserRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdentityService_ServiceDesc is the grpc.ServiceDesc for IdentityService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -120,6 +158,10 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCaller",
 			Handler:    _IdentityService_GetCaller_Handler,
+		},
+		{
+			MethodName: "GetUser",
+			Handler:    _IdentityService_GetUser_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -14,6 +14,7 @@ import (
 type Directory interface {
 	Company(ctx context.Context, id string) (servicedesk.Company, error)
 	User(ctx context.Context, companyID, email string) (servicedesk.User, error)
+	UserByID(ctx context.Context, id string) (servicedesk.User, error)
 }
 
 // Identity implements servicedeskv1.IdentityServiceServer for the gateway.
@@ -40,7 +41,7 @@ func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRe
 	if err != nil {
 		return nil, err
 	}
-	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys}}
+	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys, DomainId: c.DomainID}}
 	if req.GetUserEmail() == "" {
 		return resp, nil
 	}
@@ -51,6 +52,32 @@ func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRe
 	if err != nil {
 		return nil, err
 	}
-	resp.User = &servicedeskv1.User{Email: u.Email, CompanyId: u.CompanyID, Roles: u.Roles, Entitlements: u.Entitlements, Active: u.Active, PublicKey: u.PublicKey}
+	resp.User = userProto(u)
 	return resp, nil
+}
+
+// GetUser returns one user by id and their company's domain (internal systems only).
+func (i *Identity) GetUser(ctx context.Context, req *servicedeskv1.GetUserRequest) (*servicedeskv1.GetUserResponse, error) {
+	if _, err := requireSystem(ctx); err != nil {
+		return nil, err
+	}
+	if req.GetUserId() == "" {
+		return nil, apperr.Missing("userId")
+	}
+	u, err := i.dir.UserByID(ctx, req.GetUserId())
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, apperr.NotFound("userId", req.GetUserId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := i.dir.Company(ctx, u.CompanyID)
+	if err != nil {
+		return nil, err
+	}
+	return &servicedeskv1.GetUserResponse{User: userProto(u), CompanyDomainId: c.DomainID}, nil
+}
+
+func userProto(u servicedesk.User) *servicedeskv1.User {
+	return &servicedeskv1.User{Id: u.ID, Email: u.Email, CompanyId: u.CompanyID, Roles: u.Roles, Entitlements: u.Entitlements, Active: u.Active, PublicKey: u.PublicKey}
 }

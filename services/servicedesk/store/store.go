@@ -36,6 +36,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		model     mongo.IndexModel
 	}{
 		{colUsers, "company_email", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "email", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_email")}},
+		{colUsers, "user_id", mongo.IndexModel{Keys: bson.D{{Key: "userId", Value: 1}}, Options: options.Index().SetName("user_id")}},
 		{colCatalog, "product_id", mongo.IndexModel{Keys: bson.D{{Key: "product", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("product_id")}},
 		{colRequests, "company_e2e", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "endToEndId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_e2e")}},
 		{colRequests, "company_updated", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")}},
@@ -54,10 +55,12 @@ type companyDoc struct {
 	Name       string   `bson:"name"`
 	Active     bool     `bson:"active"`
 	PublicKeys []string `bson:"publicKeys"`
+	DomainID   string   `bson:"domainId"`
 }
 
 type userDoc struct {
 	ID           string   `bson:"_id"` // companyId:email
+	UserID       string   `bson:"userId"`
 	Email        string   `bson:"email"`
 	CompanyID    string   `bson:"companyId"`
 	Roles        []string `bson:"roles"`
@@ -78,7 +81,7 @@ func (s *Store) PutCompany(ctx context.Context, c servicedesk.Company) error {
 
 // PutUser creates or replaces a user.
 func (s *Store) PutUser(ctx context.Context, u servicedesk.User) error {
-	doc := userDoc{ID: u.CompanyID + ":" + u.Email, Email: u.Email, CompanyID: u.CompanyID, Roles: u.Roles,
+	doc := userDoc{ID: u.CompanyID + ":" + u.Email, UserID: u.ID, Email: u.Email, CompanyID: u.CompanyID, Roles: u.Roles,
 		Entitlements: u.Entitlements, Active: u.Active, PublicKey: u.PublicKey}
 	_, err := s.db.Collection(colUsers).ReplaceOne(ctx, bson.D{{Key: "_id", Value: doc.ID}}, doc, options.Replace().SetUpsert(true))
 	if err != nil {
@@ -110,6 +113,23 @@ func (s *Store) User(ctx context.Context, companyID, email string) (servicedesk.
 	if err != nil {
 		return servicedesk.User{}, fmt.Errorf("find user %s: %w", email, err)
 	}
-	return servicedesk.User{Email: doc.Email, CompanyID: doc.CompanyID, Roles: doc.Roles,
-		Entitlements: doc.Entitlements, Active: doc.Active, PublicKey: doc.PublicKey}, nil
+	return fromUserDoc(doc), nil
+}
+
+// UserByID returns the user with id (a UUID), or apperr.ErrNotFound.
+func (s *Store) UserByID(ctx context.Context, id string) (servicedesk.User, error) {
+	var doc userDoc
+	err := s.db.Collection(colUsers).FindOne(ctx, bson.D{{Key: "userId", Value: id}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return servicedesk.User{}, fmt.Errorf("user %s: %w", id, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return servicedesk.User{}, fmt.Errorf("find user %s: %w", id, err)
+	}
+	return fromUserDoc(doc), nil
+}
+
+func fromUserDoc(doc userDoc) servicedesk.User {
+	return servicedesk.User{ID: doc.UserID, Email: doc.Email, CompanyID: doc.CompanyID, Roles: doc.Roles,
+		Entitlements: doc.Entitlements, Active: doc.Active, PublicKey: doc.PublicKey}
 }
