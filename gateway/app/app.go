@@ -70,9 +70,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		g.Close()
 		return nil, err
 	}
+	proxies, _ := cfg.Proxies() // validated above
 	authn := &auth.Authenticator{
 		Identity: auth.NewIdentityCache(servicedeskv1.NewIdentityServiceClient(g.backend["servicedesk"]), signer, cfg.IdentityTTL),
 		Replay:   g.replay, Routes: table, Signer: signer, Window: cfg.SignatureWindow, Logger: logger,
+		Limits: auth.NewLimiter(cfg.CompanyRPS, cfg.UserRPS, cfg.RateBurst), TrustedProxies: proxies,
 	}
 	api := edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux)))
 	g.Handler = g.routes(api)

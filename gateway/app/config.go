@@ -4,6 +4,8 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -24,6 +26,30 @@ type Config struct {
 	MaxBodyBytes    int64         `env:"MAX_BODY_BYTES, default=1048576"`
 	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT, default=15s"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT, default=20s"`
+	// TrustedProxies lists the CIDRs (comma-separated) whose X-Forwarded-Proto/-Host are
+	// believed when rebuilding the signed URL.
+	TrustedProxies string `env:"TRUSTED_PROXIES"`
+	// Rate limits per gateway replica (docs/security.md); 0 turns a limit off.
+	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
+	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
+	RateBurst  int     `env:"RATE_LIMIT_BURST, default=100"`
+}
+
+// Proxies parses TrustedProxies.
+func (c Config) Proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for part := range strings.SplitSeq(c.TrustedProxies, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("TRUSTED_PROXIES %q: want CIDRs such as 10.0.0.0/8", part)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // Validate checks the settings.
@@ -34,6 +60,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
 		errs = append(errs, fmt.Errorf("MAX_BODY_BYTES %d: want 1 KiB..64 MiB", c.MaxBodyBytes))
+	}
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.CompanyRPS < 0 || c.UserRPS < 0 || c.RateBurst < 1 {
+		errs = append(errs, errors.New("RATE_LIMIT_COMPANY_RPS and RATE_LIMIT_USER_RPS must not be negative, RATE_LIMIT_BURST at least 1"))
 	}
 	if c.RequestTimeout <= 0 || c.ShutdownTimeout <= 0 || c.IdentityTTL < 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT and SHUTDOWN_TIMEOUT must be positive, IDENTITY_CACHE_TTL not negative"))

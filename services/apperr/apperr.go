@@ -31,6 +31,7 @@ const (
 	CodeMethod         = "ER-204" // method not allowed
 	CodeFeeUnavailable = "ER-252" // fee estimate unavailable
 	CodeUnauthorized   = "ER-401" // unauthenticated
+	CodeClockSkew      = "ER-410" // request-timestamp outside the allowed window
 	CodeForbidden      = "ER-403" // forbidden by role or entitlement
 	CodePathNotFound   = "ER-404" // no such path
 	CodeConflict       = "ER-409" // conflict with the current state

@@ -153,7 +153,8 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
 		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
 		SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
-		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second}
+		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second,
+		CompanyRPS: 500, UserRPS: 200, RateBurst: 400}
 	if opts.Gateway != nil {
 		opts.Gateway(&cfg)
 	}

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,9 +53,13 @@ type Authenticator struct {
 	}
 	Routes *routes.Table
 	Signer *principal.Signer
-	Window time.Duration
-	Logger *slog.Logger
-	Now    func() time.Time
+	// Limits throttles authenticated callers per company and per user.
+	Limits *Limiter
+	// TrustedProxies are the addresses whose forwarded headers are believed.
+	TrustedProxies []netip.Prefix
+	Window         time.Duration
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 type tokenKey struct{}
@@ -69,8 +75,8 @@ func Token(ctx context.Context) string {
 const errUnknownOrBadSignature = "unknown company or signature does not verify"
 
 // failure is an authentication refusal: always 401, with a message that says what to fix
-// without revealing which companies or users exist.
-type failure struct{ msg string }
+// without revealing which companies or users exist, and ER-401 unless code says otherwise.
+type failure struct{ msg, code string }
 
 func (f failure) Error() string { return f.msg }
 
@@ -82,7 +88,11 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		switch {
 		case errors.As(err, &f):
 			a.Logger.Info("request refused", "reason", f.msg, "path", r.URL.Path)
-			httperr.Write(w, http.StatusUnauthorized, apperr.CodeUnauthorized, f.msg)
+			code := apperr.CodeUnauthorized
+			if f.code != "" {
+				code = f.code
+			}
+			httperr.Write(w, http.StatusUnauthorized, code, f.msg)
 			return
 		case err != nil:
 			st, d := httperr.Detailed(err)
@@ -91,6 +101,11 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			}
 			a.Logger.Warn("authentication unavailable", "error", err.Error())
 			httperr.Write(w, st, d.Code, d.Message)
+			return
+		}
+		if wait, ok := a.Limits.Allow(p.CompanyID, p.UserEmail); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+			httperr.Write(w, http.StatusTooManyRequests, apperr.CodeRateLimited, "rate limit exceeded; retry after the time in Retry-After")
 			return
 		}
 		token, err := a.Signer.Sign(p)
@@ -114,13 +129,13 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, fullURL(r), edge.Body(r.Context()))
+	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, a.fullURL(r), edge.Body(r.Context()))
 	if !verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
-		return principal.Principal{}, failure{errUnknownOrBadSignature}
+		return principal.Principal{}, failure{msg: errUnknownOrBadSignature}
 	}
 	if err := a.Replay.Claim(r.Context(), h.company, h.requestID, a.now().Add(2*a.Window)); err != nil {
 		if errors.Is(err, ErrReplay) {
-			return principal.Principal{}, failure{"request-identifier was already used"}
+			return principal.Principal{}, failure{msg: "request-identifier was already used"}
 		}
 		return principal.Principal{}, err
 	}
@@ -133,13 +148,13 @@ func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetC
 	route, known := a.Routes.Match(r.Method, r.URL.Path)
 	if submitter == "" {
 		if known && slices.Contains(SubmitterSelectors, route.Selector) {
-			return p, failure{"missing header: submitter-id"}
+			return p, failure{msg: "missing header: submitter-id"}
 		}
 		return p, nil
 	}
 	u := caller.GetUser()
 	if u == nil || !u.GetActive() || u.GetCompanyId() != c.GetId() {
-		return p, failure{"submitter-id is not an active user of the signing company"}
+		return p, failure{msg: "submitter-id is not an active user of the signing company"}
 	}
 	p.Kind = principal.KindUser
 	p.UserEmail = u.GetEmail()
@@ -151,13 +166,13 @@ func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetC
 func (a *Authenticator) lookup(ctx context.Context, company, submitter string) (*servicedeskv1.GetCallerResponse, error) {
 	caller, err := a.Identity.Caller(ctx, company, submitter)
 	if status.Code(err) == codes.NotFound {
-		return nil, failure{errUnknownOrBadSignature}
+		return nil, failure{msg: errUnknownOrBadSignature}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !caller.GetCompany().GetActive() {
-		return nil, failure{errUnknownOrBadSignature}
+		return nil, failure{msg: errUnknownOrBadSignature}
 	}
 	return caller, nil
 }
@@ -165,7 +180,7 @@ func (a *Authenticator) lookup(ctx context.Context, company, submitter string) (
 func (a *Authenticator) checkClock(ts int64) error {
 	skew := a.now().Sub(time.UnixMilli(ts))
 	if skew > a.Window || skew < -a.Window {
-		return failure{"request-timestamp is outside the allowed window of " + a.Window.String() + "; check the client clock"}
+		return failure{msg: "request-timestamp is outside the allowed window of " + a.Window.String() + "; check the client clock", code: apperr.CodeClockSkew}
 	}
 	return nil
 }
@@ -198,15 +213,15 @@ func readHeaders(r *http.Request) (signedHeaders, error) {
 		{signing.HeaderTimestamp, h.timestamp}, {signing.HeaderSignature, h.signature},
 	} {
 		if req.value == "" {
-			return h, failure{"missing header: " + req.name}
+			return h, failure{msg: "missing header: " + req.name}
 		}
 	}
 	if _, err := uuid.Parse(h.requestID); err != nil || len(h.requestID) != 36 {
-		return h, failure{"request-identifier must be a UUID"}
+		return h, failure{msg: "request-identifier must be a UUID"}
 	}
 	ms, err := strconv.ParseInt(h.timestamp, 10, 64)
 	if err != nil {
-		return h, failure{"request-timestamp must be epoch milliseconds"}
+		return h, failure{msg: "request-timestamp must be epoch milliseconds"}
 	}
 	h.timestampMs = ms
 	return h, nil
@@ -226,10 +241,39 @@ func verifiesWithAny(keys []string, msg []byte, sig string) bool {
 }
 
 // fullURL rebuilds the URL the client signed: scheme, host and the request URI as sent.
-func fullURL(r *http.Request) string {
-	scheme := "http"
+// Behind a proxy the client signed the proxy's URL: X-Forwarded-Proto and X-Forwarded-Host
+// are honoured, but only from the configured proxy addresses.
+func (a *Authenticator) fullURL(r *http.Request) string {
+	scheme, host := "http", r.Host
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host + r.URL.RequestURI()
+	if a.trustedPeer(r.RemoteAddr) {
+		if p := firstValue(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
+			scheme = p
+		}
+		if h := firstValue(r.Header.Get("X-Forwarded-Host")); h != "" {
+			host = h
+		}
+	}
+	return scheme + "://" + host + r.URL.RequestURI()
+}
+
+func (a *Authenticator) trustedPeer(remoteAddr string) bool {
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return false
+	}
+	for _, p := range a.TrustedProxies {
+		if p.Contains(ap.Addr().Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstValue is the first entry of a comma-separated forwarded header (the client-facing hop).
+func firstValue(v string) string {
+	first, _, _ := strings.Cut(v, ",")
+	return strings.TrimSpace(first)
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -35,9 +36,10 @@ import (
 // service it answers only the gateway's system principal. Users are found by e-mail alone,
 // so a test can hand the gateway a user of another company.
 type identityClient struct {
-	verifier  *principal.Verifier
-	companies map[string]*servicedeskv1.Company
-	users     map[string]*servicedeskv1.User
+	servicedeskv1.IdentityServiceClient // GetUser: not used by the gateway
+	verifier                            *principal.Verifier
+	companies                           map[string]*servicedeskv1.Company
+	users                               map[string]*servicedeskv1.User
 
 	mu    sync.Mutex
 	calls int
@@ -172,6 +174,8 @@ func newFixture(t *testing.T) *fixture {
 		Window:   window,
 		Logger:   slog.New(slog.DiscardHandler),
 		Now:      func() time.Time { return now },
+		// httptest requests come from 192.0.2.1: the proxy tests move them elsewhere.
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")},
 	}
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()

@@ -44,6 +44,11 @@ func Guard(maxBody int64, next http.Handler) http.Handler {
 			httperr.Write(w, http.StatusUnsupportedMediaType, apperr.CodeMediaType, "Content-Type must be application/json")
 			return
 		}
+		var shape shapeError
+		if errors.As(checkShape(body), &shape) {
+			httperr.Write(w, http.StatusBadRequest, shape.code, shape.msg)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyKey{}, body)))
 	})

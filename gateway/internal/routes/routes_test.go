@@ -43,10 +43,13 @@ func TestParseRulesFile(t *testing.T) {
 		{"POST", "/v3/api/servicedesk/approve", "servicedesk.v1.ServicedeskService.ApproveRequest"},
 		{"POST", "/v3/api/servicedesk/cancel", "servicedesk.v1.ServicedeskService.CancelRequest"},
 		{"POST", "/v3/api/interchange/withdrawal/confirm", "interchange.v1.InterchangeService.ConfirmWithdrawal"},
+		{"POST", "/v3/api/interchange/settlement/status", "interchange.v1.InterchangeService.GetSettlementStatus"},
+		{"POST", "/v3/api/interchange/settlement/search", "interchange.v1.InterchangeService.SearchSettlements"},
 		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees"},
 		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline"},
 		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets"},
 		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation"},
+		{"POST", "/v3/api/compliance/vasps/search", "compliance.v1.ComplianceService.SearchVasps"},
 	}
 	var got []route
 	for _, r := range table(t).Routes() {

@@ -1,0 +1,45 @@
+package e2e_test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	gatewayapp "github.com/zcustody/suite/gateway/app"
+)
+
+func TestRateLimited(t *testing.T) {
+	t.Parallel()
+	url := secondGateway(t, func(c *gatewayapp.Config) { c.CompanyRPS, c.UserRPS, c.RateBurst = 0.01, 0, 2 })
+	c := clientAt(url, demo.CompanyZTEST, maker)
+	for i := range 2 {
+		if r := do(t, c, http.MethodPost, productsPath, []byte(`{}`)); r.status != http.StatusOK {
+			t.Fatalf("request %d within the burst: status %d", i+1, r.status)
+		}
+	}
+	r := do(t, c, http.MethodPost, productsPath, []byte(`{}`))
+	wantError(t, r, http.StatusTooManyRequests, "ER-429")
+	if secs, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || secs < 1 {
+		t.Errorf("Retry-After %q, want a positive number of seconds", r.header.Get("Retry-After"))
+	}
+	if other := do(t, clientAt(url, demo.CompanyZACME, maker), http.MethodPost, productsPath, []byte(`{}`)); other.status != http.StatusOK {
+		t.Errorf("another company throttled by ZTEST's traffic: status %d", other.status)
+	}
+}
+
+func TestOversizedShapes(t *testing.T) {
+	t.Parallel()
+	many := `{"ids":["` + strings.Repeat(`W","`, 9999) + `W"]}`
+	deep := strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40)
+	long := `{"names":["` + strings.Repeat("n", 20000) + `"]}`
+	for name, body := range map[string]string{"10,000-element filter": many, "deeply nested": deep, "long string": long} {
+		t.Run(name, func(t *testing.T) {
+			wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, "/v3/api/trading/wallets", []byte(body)), http.StatusBadRequest, "ER-103")
+		})
+	}
+	t.Run("invalid UTF-8", func(t *testing.T) {
+		wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, "/v3/api/trading/wallets", []byte("{\"names\":[\"\xff\"]}")), http.StatusBadRequest, "ER-100")
+	})
+}
