@@ -23,6 +23,15 @@ test: ## Run every test; starts the embedded database itself.
 	deploy/local/with-db.sh go test $(TEST_FLAGS) $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go test $(TEST_FLAGS) ./...
 
+FUZZ_TIME ?= 15s
+FUZZ_TARGETS := ./gateway/internal/auth:FuzzReadHeaders ./services/canonical:FuzzFromJSON ./services/internal/amount:FuzzParse
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZ_TIME (CI runs them bounded).
+	for t in $(FUZZ_TARGETS); do
+	  go test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZ_TIME) "$${t%%:*}"
+	done
+
 .PHONY: generate
 generate: ## Regenerate the Go, gRPC, gateway code and the OpenAPI document from proto/.
 	go tool buf format -w
