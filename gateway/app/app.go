@@ -24,6 +24,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -42,6 +43,11 @@ type Gateway struct {
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Production {
+		if err := config.RefuseDemoKeyFiles(cfg.PrivateKeyFile); err != nil {
+			return nil, err
+		}
 	}
 	key, err := principal.LoadPrivateKey(cfg.PrivateKeyFile)
 	if err != nil {
@@ -75,6 +81,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		Identity: auth.NewIdentityCache(servicedeskv1.NewIdentityServiceClient(g.backend["servicedesk"]), signer, cfg.IdentityTTL),
 		Replay:   g.replay, Routes: table, Signer: signer, Window: cfg.SignatureWindow, Logger: logger,
 		Limits: auth.NewLimiter(cfg.CompanyRPS, cfg.UserRPS, cfg.RateBurst), TrustedProxies: proxies,
+		RefuseDemoKeys: cfg.Production,
 	}
 	api := edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux)))
 	g.Handler = g.routes(api)

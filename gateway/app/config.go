@@ -33,6 +33,8 @@ type Config struct {
 	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
 	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
 	RateBurst  int     `env:"RATE_LIMIT_BURST, default=100"`
+	// Production refuses the published demo keys, its own and companies' (PRODUCTION=true).
+	Production bool `env:"PRODUCTION, default=false"`
 }
 
 // Proxies parses TrustedProxies.

@@ -31,6 +31,8 @@ type Common struct {
 	// ServicePrivateKeyFile is this service's own identity for calls it makes to other
 	// services (Ed25519 PKCS#8 PEM); the callees trust it through INTERNAL_PUBLIC_KEYS.
 	ServicePrivateKeyFile string `env:"SERVICE_PRIVATE_KEY_FILE"`
+	// Production refuses the published demo keys (PRODUCTION=true).
+	Production bool `env:"PRODUCTION, default=false"`
 }
 
 // ServiceSigner returns the signer of the service's own system principal, issuer name.

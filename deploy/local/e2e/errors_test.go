@@ -87,10 +87,11 @@ func TestBodyErrors(t *testing.T) {
 	}
 }
 
-// paddedFilter returns a valid endpoint 6 body of exactly size bytes.
+// paddedFilter returns a valid endpoint 6 body of exactly size bytes (padded with JSON
+// whitespace, so that no single value exceeds the gateway's shape limits).
 func paddedFilter(size int) []byte {
-	const head, tail = `{"serviceNames":["`, `"]}`
-	return []byte(head + strings.Repeat("A", size-len(head)-len(tail)) + tail)
+	const head, tail = `{"serviceNames":["A"]`, `}`
+	return []byte(head + strings.Repeat(" ", size-len(head)-len(tail)) + tail)
 }
 
 func TestBodyLimit(t *testing.T) {

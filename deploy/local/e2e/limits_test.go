@@ -2,9 +2,11 @@ package e2e_test
 
 import (
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	gatewayapp "github.com/zcustody/suite/gateway/app"
@@ -42,4 +44,15 @@ func TestOversizedShapes(t *testing.T) {
 	t.Run("invalid UTF-8", func(t *testing.T) {
 		wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, "/v3/api/trading/wallets", []byte("{\"names\":[\"\xff\"]}")), http.StatusBadRequest, "ER-100")
 	})
+}
+
+func TestProductionRefusesDemoKeys(t *testing.T) {
+	t.Parallel()
+	s := env.stack
+	demoCfg := gatewayapp.Config{HTTPAddr: "127.0.0.1:0", MongoURI: s.MongoURI, ServicedeskAddr: s.Services["servicedesk"],
+		PrivateKeyFile: filepath.Join(env.dataDir, "keys", "gateway-principal.pem"), SignatureWindow: time.Minute,
+		MaxBodyBytes: 1 << 20, RequestTimeout: time.Second, ShutdownTimeout: time.Second, RateBurst: 1, Production: true}
+	if _, err := gatewayapp.New(t.Context(), demoCfg, env.logger); err == nil || !strings.Contains(err.Error(), "demo key") {
+		t.Fatalf("a production gateway started with the demo principal key: %v", err)
+	}
 }

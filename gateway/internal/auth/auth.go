@@ -24,6 +24,7 @@ import (
 	"github.com/zcustody/suite/gateway/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -57,6 +58,8 @@ type Authenticator struct {
 	Limits *Limiter
 	// TrustedProxies are the addresses whose forwarded headers are believed.
 	TrustedProxies []netip.Prefix
+	// RefuseDemoKeys ignores the published demo company keys (production).
+	RefuseDemoKeys bool
 	Window         time.Duration
 	Logger         *slog.Logger
 	Now            func() time.Time
@@ -130,7 +133,7 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 		return principal.Principal{}, err
 	}
 	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, a.fullURL(r), edge.Body(r.Context()))
-	if !verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
+	if !a.verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
 		return principal.Principal{}, failure{msg: errUnknownOrBadSignature}
 	}
 	if err := a.Replay.Claim(r.Context(), h.company, h.requestID, a.now().Add(2*a.Window)); err != nil {
@@ -227,10 +230,10 @@ func readHeaders(r *http.Request) (signedHeaders, error) {
 	return h, nil
 }
 
-func verifiesWithAny(keys []string, msg []byte, sig string) bool {
+func (a *Authenticator) verifiesWithAny(keys []string, msg []byte, sig string) bool {
 	for _, k := range keys {
 		pub, err := signing.ParsePublicKey(k)
-		if err != nil {
+		if err != nil || (a.RefuseDemoKeys && config.IsDemoKey(pub)) {
 			continue
 		}
 		if signing.Verify(pub, msg, sig) == nil {

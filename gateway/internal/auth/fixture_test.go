@@ -119,6 +119,7 @@ var now = time.UnixMilli(1_700_000_000_000)
 
 type fixture struct {
 	handler  http.Handler
+	authn    *auth.Authenticator
 	identity *identityClient
 	replay   *replayStore
 	verifier *principal.Verifier // accepts the gateway's principal tokens
@@ -183,6 +184,7 @@ func newFixture(t *testing.T) *fixture {
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
+	f.authn = a
 	f.handler = edge.Guard(1<<20, a.Middleware(next))
 	return f
 }

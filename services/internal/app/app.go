@@ -29,6 +29,9 @@ func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.
 	if err := cfg.Validate(service); err != nil {
 		return nil, err
 	}
+	if err := cfg.RefuseDemoKeys(); err != nil {
+		return nil, err
+	}
 	issuers, err := cfg.TrustedIssuers()
 	if err != nil {
 		return nil, err

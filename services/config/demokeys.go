@@ -1,0 +1,123 @@
+package config
+
+import (
+	"crypto"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// demoKeys are the SHA-256 fingerprints (of the PKIX DER public key) of every key published
+// with the repository for local runs and examples. With PRODUCTION=true no process accepts
+// them. deploy/local/demo's tests keep this list equal to the published keys.
+var demoKeys = map[string]bool{
+	"0d44b23de95ab63e70739533566553e3a9590e62728a0b2b93af0d0604f65c69": true, // deploy/local/demo/custody-internal.pub.pem
+	"589078f4db22609ee4a631ab01c6431010653f3aa3625432fe8b34fa0a89101d": true, // deploy/local/demo/gateway-principal.pub.pem
+	"1618fda3c2e79b928653376ed1b270559753b03d31ab8d05ca17547594fa71e4": true, // deploy/local/demo/interchange-internal.pub.pem
+	"6fa57eff3d07afbc54cdc76aa9415c48ed9e83dcaaf955ceaaa6b56a9f6e06cc": true, // deploy/local/demo/operator.pub.pem
+	"6bb612f89873bfe2b6dad9a1a7113b91c712acaba752b12c39ea75514aa5164d": true, // deploy/local/demo/servicedesk-internal.pub.pem
+	"c9c83305d33c44e3f6e1d5240d37cb4acba428a855a1f194775cfa0724a65864": true, // deploy/local/demo/settlement-engine.pub.pem
+	"189ca9597496a37e3010f9890cea4322e793ef6c58877b824a9085503b1d3a34": true, // deploy/local/demo/zacme-checker.pub.pem
+	"482a5431d2b6822146490a830ed7ef49379000795c1620af26ffe3efd4daac9b": true, // deploy/local/demo/zacme-company.pub.pem
+	"1fdbc4cbe43b0573c0af56a19a4ed9fc15712533dc995613dc5d5adbf065350b": true, // deploy/local/demo/zacme-maker.pub.pem
+	"bed0be6dec4978e7ba281304895154a92cc140b8c439dfa91e0e974ff3315dd2": true, // deploy/local/demo/zacme-viewer.pub.pem
+	"c067c1aac37beb8e90f3c6a345a82ecb9bb1b5f744e6225e99c21151856dfff6": true, // deploy/local/demo/ztest-admin.pub.pem
+	"e4062c3ab97c71a29b361eca8992ebdbdbe6f6a24376d1ef12759e595d8bc692": true, // deploy/local/demo/ztest-checker.pub.pem
+	"4cf6994d12dcf5073fe322a7b6e4f3e083f784f66f878a35470d3018a96d817b": true, // deploy/local/demo/ztest-company.pub.pem
+	"cf7bf6d0908d28408a666a0b12a6ce866cf964b94d0e912d11353450077389ff": true, // deploy/local/demo/ztest-maker.pub.pem
+	"56f35fb6ca93bf33ef8853cc6a2cb269e421578c712a54014f7954f060ab8e4b": true, // deploy/local/demo/ztest-viewer.pub.pem
+	"e8ec88f5543541385e89abfc412d32d650fd618ef85437f1040ff6a9d5e64094": true, // deploy/k8s/base/secrets/operator-public.pem
+	"850d1b31b3967bd0529ba31cd9c93c3877e6803c9f71966120b62da1cfa830d5": true, // deploy/k8s/base/secrets/principal-public.pem
+	"51a954096fa41ed9614627750fd613576d007e8365a0b9e0a7048bfeb3d7944c": true, // deploy/k8s/base/secrets/servicedesk-public.pem
+}
+
+// Fingerprint returns the hex SHA-256 of a public key's PKIX DER form.
+func Fingerprint(pub crypto.PublicKey) (string, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
+	}
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// IsDemoKey reports whether pub is one of the published demo keys.
+func IsDemoKey(pub crypto.PublicKey) bool {
+	fp, err := Fingerprint(pub)
+	return err == nil && demoKeys[fp]
+}
+
+// DemoKeyCount is the number of published demo keys (for the tests that keep the list whole).
+func DemoKeyCount() int { return len(demoKeys) }
+
+// RefuseDemoKeyFiles fails when any of the PEM files (public or private keys) holds a demo key.
+func RefuseDemoKeyFiles(paths ...string) error {
+	var errs []error
+	for _, path := range paths {
+		if path == "" {
+			continue
+		}
+		pub, err := publicKeyOfFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if IsDemoKey(pub) {
+			errs = append(errs, fmt.Errorf("%s holds a published demo key, refused with PRODUCTION=true", path))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// publicKeyOfFile reads a PEM public key, or the public half of a PEM private key.
+func publicKeyOfFile(path string) (crypto.PublicKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read key: %w", err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("key %s: no PEM block", path)
+	}
+	if strings.Contains(block.Type, "PRIVATE") {
+		key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", path, err)
+		}
+		signer, ok := key.(crypto.Signer)
+		if !ok {
+			return nil, fmt.Errorf("key %s: not a signing key", path)
+		}
+		return signer.Public(), nil
+	}
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", path, err)
+	}
+	return pub, nil
+}
+
+// issuerKeyFiles lists the files of INTERNAL_PUBLIC_KEYS.
+func issuerKeyFiles(list string) []string {
+	var out []string
+	for entry := range strings.SplitSeq(list, ",") {
+		if _, path, ok := strings.Cut(strings.TrimSpace(entry), "="); ok {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// RefuseDemoKeys fails, when Production is set, if any key the service loads is a demo key.
+func (c *Common) RefuseDemoKeys(extra ...string) error {
+	if !c.Production {
+		return nil
+	}
+	files := append([]string{c.PrincipalPublicKeyFile, c.ServicePrivateKeyFile}, issuerKeyFiles(c.InternalPublicKeys)...)
+	return RefuseDemoKeyFiles(append(files, extra...)...)
+}
