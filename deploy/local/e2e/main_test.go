@@ -49,10 +49,12 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	env.dataDir = dir
-	env.logger = slog.New(slog.DiscardHandler)
+	// Every component logs at debug level into logs, which is scanned for secrets at the end.
+	var out io.Writer = &logs
 	if os.Getenv("E2E_VERBOSE") != "" {
-		env.logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		out = io.MultiWriter(&logs, os.Stderr)
 	}
+	env.logger = slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if env.keys, err = companyKeys(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
@@ -67,6 +69,10 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if err := env.stack.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stop stack:", err)
+		return 1
+	}
+	if leaks := secretsInLogs(); len(leaks) > 0 {
+		fmt.Fprintln(os.Stderr, "e2e: secrets found in the logs of the run:", leaks)
 		return 1
 	}
 	return code
@@ -126,6 +132,7 @@ type response struct {
 // send sends req and reads the whole answer.
 func send(t *testing.T, req *http.Request) response {
 	t.Helper()
+	remember(req.Header.Get(signing.HeaderSignature))
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)

@@ -98,6 +98,7 @@ func approveBody(t *testing.T, requestID string, obj map[string]any, signer *ecd
 	if err != nil {
 		t.Fatal(err)
 	}
+	remember(sig)
 	return mustJSON(t, map[string]any{"requestId": requestID, "request": obj, "signature": sig})
 }
 
