@@ -1,0 +1,93 @@
+// Package authz enforces, in one place per service, who may call each gRPC method: every
+// service declares a Policy (full method name → Rule), and the server's interceptor refuses
+// any call the policy does not allow — including calls to methods it does not list.
+// Company scoping of the data stays in the handlers.
+package authz
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Rule says which callers may use one method.
+type Rule struct {
+	// Company admits company-level callers (a signed request without submitter-id).
+	Company bool
+	// Roles admits API users holding any of these roles (principal.RoleViewer, …).
+	Roles []string
+	// Systems admits internal systems by name; "*" admits any trusted internal system.
+	Systems []string
+}
+
+// Anyone of a company: company-level callers and users of every role.
+var Anyone = Rule{Company: true, Roles: []string{principal.RoleViewer, principal.RoleMaker, principal.RoleChecker}}
+
+// Users of any role, but not company-level callers.
+var Users = Rule{Roles: []string{principal.RoleViewer, principal.RoleMaker, principal.RoleChecker}}
+
+// System admits the named internal systems only.
+func System(names ...string) Rule { return Rule{Systems: names} }
+
+// Allows reports whether p may call under r.
+func (r Rule) Allows(p principal.Principal) bool {
+	switch p.Kind {
+	case principal.KindCompany:
+		return r.Company && p.CompanyID != ""
+	case principal.KindUser:
+		return p.CompanyID != "" && slices.ContainsFunc(r.Roles, p.HasRole)
+	case principal.KindSystem:
+		return slices.Contains(r.Systems, "*") || slices.Contains(r.Systems, p.System)
+	}
+	return false
+}
+
+// Policy maps full gRPC method names ("/pkg.Service/Method") to their rule.
+type Policy map[string]Rule
+
+// Merge returns a policy holding the rules of all given policies.
+func Merge(policies ...Policy) Policy {
+	out := Policy{}
+	for _, p := range policies {
+		for k, v := range p {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// publicPrefixes need no principal and no rule: probes and service discovery.
+var publicPrefixes = []string{"/grpc.health.v1.Health/", "/grpc.reflection."}
+
+// UnaryServerInterceptor refuses calls the policy does not allow. It runs after the principal
+// was verified (principal.Verifier's interceptor).
+func (p Policy) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if err := p.check(ctx, info.FullMethod); err != nil {
+			return nil, err
+		}
+		return handler(ctx, req)
+	}
+}
+
+func (p Policy) check(ctx context.Context, method string) error {
+	for _, prefix := range publicPrefixes {
+		if strings.HasPrefix(method, prefix) {
+			return nil
+		}
+	}
+	caller, ok := principal.FromContext(ctx)
+	if !ok {
+		return apperr.Unauthenticated("missing caller credentials")
+	}
+	rule, listed := p[method]
+	if !listed || !rule.Allows(caller) {
+		return apperr.Forbidden("the caller may not use %s", method[strings.LastIndex(method, "/")+1:])
+	}
+	return nil
+}
