@@ -1,5 +1,6 @@
-// Package compliance is the domain of network compliance: the VASP registry (and, later,
-// beneficiaries).
+// Package compliance is the domain of network compliance: the VASP registry with each
+// company's activation of its VASPs, and the beneficiaries of the service desk's
+// 0x0007-004/005/006 requests.
 package compliance
 
 import (
@@ -7,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/page"
 )
 
 // Travel-rule methods of a VASP.
@@ -16,6 +18,11 @@ const (
 	TravelRuleZodia    = "ZODIA"
 	TravelRuleUnhosted = "UNHOSTED"
 )
+
+// TravelRuleMethods lists the travel-rule methods of the registry.
+func TravelRuleMethods() []string {
+	return []string{TravelRuleManual, TravelRuleTrust, TravelRuleZodia, TravelRuleUnhosted}
+}
 
 // VASP is a virtual asset service provider of the registry.
 type VASP struct {
@@ -35,6 +42,23 @@ func (v VASP) VisibleTo(companyID string) bool {
 	return len(v.RestrictedCompanies) == 0 || slices.Contains(v.RestrictedCompanies, companyID)
 }
 
+// ActiveFor reports whether the VASP is usable by a company whose activation is act (nil
+// when the company never chose): the operator's switch and the company's choice, which
+// defaults to active.
+func (v VASP) ActiveFor(act *Activation) bool {
+	return v.Active && (act == nil || act.Active)
+}
+
+// VASPFilter is a validated VASP search: values OR-ed within a field, fields AND-ed, only
+// the VASPs visible to CompanyID.
+type VASPFilter struct {
+	CompanyID         string
+	IDs               []string
+	Names             []string
+	TravelRuleMethods []string
+	Page              page.Page
+}
+
 // Activation is one company's choice to use a VASP or not.
 type Activation struct {
 	VASPID    string
@@ -43,6 +67,14 @@ type Activation struct {
 	Version   int64
 	UpdatedAt time.Time
 	UpdatedBy string
+}
+
+// ActivationChange is one entry of the audit of a company's activation of a VASP: every
+// change of state is recorded, a repeat of the current state is not.
+type ActivationChange struct {
+	Active bool
+	At     time.Time
+	By     string // e-mail of the user, or the company id for a company-level call
 }
 
 // ParseValid reads the {valid} path parameter: exactly "true" or "false".

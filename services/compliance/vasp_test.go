@@ -69,3 +69,28 @@ func TestVisibleTo(t *testing.T) {
 		})
 	}
 }
+
+func TestActiveFor(t *testing.T) {
+	t.Parallel()
+	on, off := &compliance.Activation{Active: true}, &compliance.Activation{Active: false}
+	tests := []struct {
+		name string
+		vasp compliance.VASP
+		act  *compliance.Activation
+		want bool
+	}{
+		{"never chosen: active by default", compliance.VASP{Active: true}, nil, true},
+		{"company activated", compliance.VASP{Active: true}, on, true},
+		{"company deactivated", compliance.VASP{Active: true}, off, false},
+		{"operator off, never chosen", compliance.VASP{Active: false}, nil, false},
+		{"operator off wins over the company", compliance.VASP{Active: false}, on, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.vasp.ActiveFor(tt.act); got != tt.want {
+				t.Errorf("ActiveFor() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

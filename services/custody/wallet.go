@@ -1,6 +1,8 @@
 // Package custody is the domain of custody wallets: the wallet and its balances, the payloads
 // of the wallet services of the catalog (0x0013-001 create, 0x0013-002 rename, 0x0013-003
-// deactivate) and the rules a wallet must satisfy to be changed.
+// deactivate), the rules a wallet must satisfy to be changed, the approval of v2 wallet
+// proposals (endpoint 4), Stellar trustlines (endpoint 13) and ledger fee estimates
+// (endpoint 12).
 package custody
 
 import (
@@ -19,8 +21,10 @@ import (
 const (
 	StatusActive      = "ACTIVE"
 	StatusDeactivated = "DEACTIVATED"
-	// StatusPendingAuth is reserved for the v2 approval flow (endpoint 4).
+	// StatusPendingAuth is a proposed v2 wallet waiting for a CHECKER (endpoint 4).
 	StatusPendingAuth = "PENDING_AUTH"
+	// StatusRejected is a proposed v2 wallet a CHECKER rejected; it stays listed, not valid.
+	StatusRejected = "REJECTED_BY_AUTHORISER"
 )
 
 // NoBeneficiary is the owner segment of the id of a wallet without a walletOwnerId.
@@ -45,6 +49,12 @@ type Wallet struct {
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
 	Version                 int64
+	// Subentries counts the Stellar account's subentries (its trustlines); each raises the
+	// account's minimum balance by 0.5 XLM. Zero on other ledgers.
+	Subentries int
+	// Intent is the single-use approval intent of a proposed v2 wallet; nil for wallets
+	// created through the service desk.
+	Intent *Intent
 	// LastRequestID is the service request that created or last changed the wallet; a
 	// repeated Execute of that request recognises its own change by it.
 	LastRequestID string
@@ -63,7 +73,8 @@ type Opening struct {
 	Balance    Amounts // in the wallet currency, main unit; zero when empty
 }
 
-// Open returns a new ACTIVE, valid wallet at version 1 holding its balance in its currency.
+// Open returns a new ACTIVE, valid wallet at version 1 holding its balance in its currency. A
+// wallet opened in a non-native Stellar asset holds its trustline: one subentry.
 func Open(o Opening) (Wallet, error) {
 	cur, ok := ledger.ByID(o.CurrencyID)
 	if !ok {
@@ -77,7 +88,15 @@ func Open(o Opening) (Wallet, error) {
 		ID: o.ID, Name: o.Name, CompanyID: o.CompanyID, OwnerID: o.OwnerID, CreatedBy: o.CreatedBy,
 		Status: StatusActive, Valid: true, Blockchain: cur.Ledger, CurrencyID: cur.CurrencyID,
 		AssetBalances: []AssetBalance{balance}, CreatedAt: o.At, UpdatedAt: o.At, Version: 1, LastRequestID: o.RequestID,
+		Subentries: trustlines(cur),
 	}, nil
+}
+
+func trustlines(cur ledger.Currency) int {
+	if cur.Ledger == ledger.XLM && !cur.Native {
+		return 1
+	}
+	return 0
 }
 
 // NewWalletID returns a fresh wallet id: <COMPANY>-NOBENF-<10> or <COMPANY>-<owner>-<10>.

@@ -166,8 +166,8 @@ func TestStreamServerInterceptor(t *testing.T) {
 func TestOutgoingContextAndCredentials(t *testing.T) {
 	t.Parallel()
 	pub, priv := newKey(t)
-	signer := principal.NewSigner("gateway", priv, time.Minute)
-	v := principal.NewVerifier(map[string]ed25519.PublicKey{"gateway": pub})
+	signer := principal.NewSigner("settlement-engine", priv, time.Minute)
+	v := principal.NewVerifier(map[string]ed25519.PublicKey{"settlement-engine": pub})
 	system := principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"}
 
 	ctx, err := signer.OutgoingContext(context.Background(), system)
@@ -194,7 +194,9 @@ func TestOutgoingContextAndCredentials(t *testing.T) {
 			if err != nil {
 				t.Fatalf("interceptor refused the token: %v", err)
 			}
-			if diff := cmp.Diff(*withIssuer(system), seen.got, cmpopts.IgnoreFields(principal.Principal{}, "IssuedAt", "ExpiresAt")); diff != "" {
+			want := system
+			want.Issuer = "settlement-engine"
+			if diff := cmp.Diff(want, seen.got, cmpopts.IgnoreFields(principal.Principal{}, "IssuedAt", "ExpiresAt")); diff != "" {
 				t.Errorf("principal mismatch (-want +got):\n%s", diff)
 			}
 		})

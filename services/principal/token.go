@@ -82,6 +82,10 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if !ok || !ed25519.Verify(key, []byte(payload), sig) {
 		return Principal{}, ErrInvalidToken
 	}
+	// An internal system speaks only for itself: its token's issuer is its own name.
+	if p.Kind == KindSystem && p.System != p.Issuer {
+		return Principal{}, ErrInvalidToken
+	}
 	now := v.now().Unix()
 	if p.ExpiresAt < now || p.IssuedAt > now+60 || p.ExpiresAt-p.IssuedAt > int64(MaxLifetime/time.Second) {
 		return Principal{}, ErrInvalidToken

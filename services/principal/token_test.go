@@ -39,7 +39,7 @@ func TestSignVerify(t *testing.T) {
 		{name: "user", give: maker},
 		{name: "company", give: principal.Principal{Kind: principal.KindCompany, CompanyID: "ZTEST", CompanyName: "Test Ltd"}},
 		{name: "system", give: principal.Principal{Kind: principal.KindSystem, System: "gateway"}},
-		{name: "issuer set by the caller is overwritten", give: principal.Principal{Issuer: "rogue", Kind: principal.KindSystem, System: "x"}},
+		{name: "issuer set by the caller is overwritten", give: principal.Principal{Issuer: "rogue", Kind: principal.KindSystem, System: "gateway"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,9 +162,9 @@ func TestVerifyAcceptsForgedBounds(t *testing.T) {
 		name string
 		give principal.Principal
 	}{
-		{name: "exactly MaxLifetime", give: principal.Principal{Issuer: "gateway", Kind: principal.KindSystem, System: "s",
+		{name: "exactly MaxLifetime", give: principal.Principal{Issuer: "gateway", Kind: principal.KindSystem, System: "gateway",
 			IssuedAt: now, ExpiresAt: now + int64(principal.MaxLifetime/time.Second)}},
-		{name: "issuer clock slightly ahead", give: principal.Principal{Issuer: "gateway", Kind: principal.KindSystem, System: "s",
+		{name: "issuer clock slightly ahead", give: principal.Principal{Issuer: "gateway", Kind: principal.KindSystem, System: "gateway",
 			IssuedAt: now + 30, ExpiresAt: now + 90}},
 	}
 	for _, tt := range tests {
@@ -213,5 +213,18 @@ func TestPrincipalChecks(t *testing.T) {
 				t.Errorf("Entitled(%s) = %v, want %v", tt.giveService, got, tt.wantEntitled)
 			}
 		})
+	}
+}
+
+// TestSystemSpeaksForItself: a trusted issuer cannot sign for another internal system.
+func TestSystemSpeaksForItself(t *testing.T) {
+	t.Parallel()
+	pub, priv := newKey(t)
+	token, err := principal.NewSigner("settlement-engine", priv, time.Minute).Sign(principal.Principal{Kind: principal.KindSystem, System: "servicedesk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := principal.NewVerifier(map[string]ed25519.PublicKey{"settlement-engine": pub}).Verify(token); err == nil {
+		t.Error("a settlement-engine token claiming to be the service desk was accepted")
 	}
 }

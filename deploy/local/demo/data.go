@@ -2,13 +2,11 @@ package demo
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/services/compliance"
-	compliancestore "github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
@@ -109,14 +107,14 @@ func Load(ctx context.Context, client *mongo.Client) error {
 	if err := loadCustody(ctx, client); err != nil {
 		return err
 	}
-	cs := compliancestore.New(client.Database("compliance"))
-	for _, v := range VASPs() {
-		if err := cs.PutVASP(ctx, v); err != nil {
-			return fmt.Errorf("demo vasp: %w", err)
-		}
+	if err := loadCompliance(ctx, client); err != nil {
+		return err
 	}
 	key, err := operatorKey()
 	if err != nil {
+		return err
+	}
+	if err := loadInterchange(ctx, client, key); err != nil {
 		return err
 	}
 	return loadTrading(ctx, client, key)

@@ -108,7 +108,7 @@ func TestAuditTrailTamperCheck(t *testing.T) {
 // auditVerifier calls the service desk's internal VerifyAuditTrail as an internal system.
 func auditVerifier(t *testing.T) func(string) *servicedeskv1.VerifyAuditTrailResponse {
 	t.Helper()
-	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", "gateway-principal.pem"))
+	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", "settlement-engine.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func auditVerifier(t *testing.T) func(string) *servicedeskv1.VerifyAuditTrailRes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	signer := principal.NewSigner("gateway", key, time.Minute)
+	signer := principal.NewSigner("settlement-engine", key, time.Minute)
 	return func(id string) *servicedeskv1.VerifyAuditTrailResponse {
-		ctx, err := signer.OutgoingContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "audit-check"})
+		ctx, err := signer.OutgoingContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,8 +105,8 @@ func services() map[string]runner {
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name]}, l)
 		},
-		custodyapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
-			return custodyapp.Run(ctx, custodyapp.Config{Common: c}, l)
+		custodyapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
+			return custodyapp.Run(ctx, custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], FeeMaxAge: 10 * time.Minute}, l)
 		},
 		complianceapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return complianceapp.Run(ctx, complianceapp.Config{Common: c}, l)

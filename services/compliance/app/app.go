@@ -33,7 +33,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	compliancev1.RegisterComplianceServiceServer(deps.Server.GRPC, server.New(st))
-	// Its catalog services (beneficiaries, whitelisting, settlement) come with their issue.
-	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, plugin.NothingYet{})
+	compliancev1.RegisterDirectoryServiceServer(deps.Server.GRPC, server.NewDirectory(st, st))
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
 	return deps.Run(ctx)
 }

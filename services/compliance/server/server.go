@@ -18,6 +18,8 @@ import (
 type Registry interface {
 	VASP(ctx context.Context, id string) (compliance.VASP, error)
 	SetActivation(ctx context.Context, companyID, vaspID string, active bool, by string) (compliance.Activation, error)
+	SearchVASPs(ctx context.Context, f compliance.VASPFilter) ([]compliance.VASP, int64, error)
+	Activations(ctx context.Context, companyID string, vaspIDs []string) (map[string]compliance.Activation, error)
 }
 
 // Server implements compliancev1.ComplianceServiceServer.
@@ -33,9 +35,9 @@ func New(registry Registry) *Server { return &Server{registry: registry} }
 
 // SetVaspActivation serves endpoint 15: a company switches a VASP on or off for itself.
 func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVaspActivationRequest) (*compliancev1.SetVaspActivationResponse, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" {
-		return nil, apperr.Forbidden("this operation needs a company caller")
+	p, err := companyCaller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if p.Kind == principal.KindUser && !p.HasRole(principal.RoleMaker) && !p.HasRole(principal.RoleChecker) {
 		return nil, apperr.Forbidden("a VIEWER cannot change a VASP")
@@ -47,10 +49,7 @@ func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVas
 	if err != nil {
 		return nil, err
 	}
-	vasp, err := s.registry.VASP(ctx, req.GetVaspId())
-	if errors.Is(err, apperr.ErrNotFound) || (err == nil && !vasp.VisibleTo(p.CompanyID)) {
-		return nil, apperr.NotFound("vasp-id", req.GetVaspId())
-	}
+	vasp, err := visibleVASP(ctx, s.registry, p.CompanyID, req.GetVaspId(), "vasp-id")
 	if err != nil {
 		return nil, err
 	}
@@ -68,4 +67,23 @@ func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVas
 	}
 	return &compliancev1.SetVaspActivationResponse{VaspId: vasp.ID, VaspName: vasp.Name, Valid: act.Active,
 		UpdatedAt: apitime.Format(act.UpdatedAt)}, nil
+}
+
+// companyCaller returns the calling company (a user of it or the company itself).
+func companyCaller(ctx context.Context) (principal.Principal, error) {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.CompanyID == "" {
+		return p, apperr.Forbidden("this operation needs a company caller")
+	}
+	return p, nil
+}
+
+// visibleVASP returns the VASP if companyID may see it; an unknown VASP and one restricted to
+// other companies both answer ER-102 on field, with the same message.
+func visibleVASP(ctx context.Context, registry Registry, companyID, id, field string) (compliance.VASP, error) {
+	vasp, err := registry.VASP(ctx, id)
+	if errors.Is(err, apperr.ErrNotFound) || (err == nil && !vasp.VisibleTo(companyID)) {
+		return compliance.VASP{}, apperr.NotFound(field, id)
+	}
+	return vasp, err
 }

@@ -11,13 +11,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
 )
 
 const (
-	colVASPs       = "vasps"
-	colActivations = "vasp_activations"
+	colVASPs         = "vasps"
+	colActivations   = "vasp_activations"
+	colBeneficiaries = "beneficiaries"
 	// maxAttempts bounds the retries of an activation change racing opposite changes.
 	maxAttempts = 5
 )
@@ -31,11 +31,24 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
 
-// EnsureIndexes creates the indexes the queries rely on.
+// EnsureIndexes creates the indexes the queries rely on, one per command (FerretDB 1.24
+// drops the connection when one command names several existing indexes).
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	model := mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "vaspId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_vasp")}
-	if _, err := s.db.Collection(colActivations).Indexes().CreateOne(ctx, model); err != nil {
-		return fmt.Errorf("create index %s.company_vasp: %w", colActivations, err)
+	for _, ix := range []struct {
+		col, name string
+		keys      bson.D
+		unique    bool
+	}{
+		{colActivations, "company_vasp", bson.D{{Key: "companyId", Value: 1}, {Key: "vaspId", Value: 1}}, true},
+		{colBeneficiaries, "company_id", bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, false},
+	} {
+		opts := options.Index().SetName(ix.name)
+		if ix.unique {
+			opts.SetUnique(true)
+		}
+		if _, err := s.db.Collection(ix.col).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: ix.keys, Options: opts}); err != nil {
+			return fmt.Errorf("create index %s.%s: %w", ix.col, ix.name, err)
+		}
 	}
 	return nil
 }
@@ -83,7 +96,7 @@ func (s *Store) VASP(ctx context.Context, id string) (compliance.VASP, error) {
 	var doc vaspDoc
 	err := s.db.Collection(colVASPs).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return compliance.VASP{}, fmt.Errorf("vasp %s: %w", id, apperr.ErrNotFound)
+		return compliance.VASP{}, errNotFound("vasp", id)
 	}
 	if err != nil {
 		return compliance.VASP{}, fmt.Errorf("find vasp %s: %w", id, err)
@@ -94,7 +107,7 @@ func (s *Store) VASP(ctx context.Context, id string) (compliance.VASP, error) {
 // SetActivation records a company's activation choice in one atomic upsert; a change of
 // state is appended to the document's history, a repeat of the same state is not.
 func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, active bool, by string) (compliance.Activation, error) {
-	id := companyID + ":" + vaspID
+	id := activationID(companyID, vaspID)
 	now := s.now().UTC()
 	change := changeDoc{Active: active, At: now, By: by}
 	// Only documents whose state differs are updated; an unchanged state is read back as is.
@@ -122,6 +135,10 @@ func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, act
 	if err != nil {
 		return compliance.Activation{}, fmt.Errorf("set activation %s: %w", id, err)
 	}
-	return compliance.Activation{VASPID: doc.VASPID, CompanyID: doc.CompanyID, Active: doc.Active,
-		Version: doc.Version, UpdatedAt: doc.UpdatedAt, UpdatedBy: doc.UpdatedBy}, nil
+	return doc.activation(), nil
+}
+
+func (d activationDoc) activation() compliance.Activation {
+	return compliance.Activation{VASPID: d.VASPID, CompanyID: d.CompanyID, Active: d.Active,
+		Version: d.Version, UpdatedAt: d.UpdatedAt.UTC(), UpdatedBy: d.UpdatedBy}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/compliance/store"
@@ -99,5 +101,55 @@ func TestSetActivationConcurrentSameState(t *testing.T) {
 	}
 	if got.Version != 1 {
 		t.Errorf("after 20 identical deactivations version = %d, want 1 (one change recorded)", got.Version)
+	}
+}
+
+// TestActivationHistory reads the audit of activation changes back from the store: one entry
+// per change of state, in order, with who and when; none for a repeat of the current state.
+func TestActivationHistory(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	ctx := context.Background()
+	empty, err := st.ActivationHistory(ctx, "ZT", "V1")
+	if err != nil || len(empty) != 0 {
+		t.Fatalf("history before any change = %v, %v; want empty", empty, err)
+	}
+	steps := []struct {
+		give bool
+		by   string
+	}{
+		{false, "maker@zt.example"},
+		{false, "checker@zt.example"}, // repeat: no entry
+		{true, "checker@zt.example"},
+		{true, "ZT"}, // repeat: no entry
+		{false, "ZT"},
+	}
+	var want []compliance.ActivationChange
+	for i, s := range steps {
+		act, err := st.SetActivation(ctx, "ZT", "V1", s.give, s.by)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if len(want) == 0 || want[len(want)-1].Active != s.give {
+			want = append(want, compliance.ActivationChange{Active: s.give, At: act.UpdatedAt, By: s.by})
+		}
+	}
+	if _, err := st.SetActivation(ctx, "OTHER", "V1", true, "other@x"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.ActivationHistory(ctx, "ZT", "V1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].At.Before(got[i-1].At) {
+			t.Errorf("entry %d at %s is before entry %d at %s", i, got[i].At, i-1, got[i-1].At)
+		}
+	}
+	if other, err := st.ActivationHistory(ctx, "OTHER", "V1"); err != nil || len(other) != 1 || !other[0].Active {
+		t.Errorf("another company's history = %v, %v; want its one activation", other, err)
 	}
 }

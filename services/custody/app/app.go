@@ -3,27 +3,46 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/custody/directory"
 	"github.com/zcustody/suite/services/custody/server"
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// Name is the service's name: its database, log tag and health entry.
+// Name is the service's name: its database, log tag, health entry and the issuer of its own
+// system principal.
 const Name = "custody"
 
 // Config is the custody service's configuration.
 type Config struct {
 	config.Common
+	// ServicedeskAddr is the service desk's gRPC address: the directory of the users who
+	// sign v2 wallet actions (endpoint 4). Empty: endpoint 4 answers 503. Needs
+	// SERVICE_PRIVATE_KEY_FILE (custody's identity, trusted by the service desk).
+	ServicedeskAddr string `env:"SERVICEDESK_ADDR"`
+	// FeeMaxAge is how old a fee estimate may be before endpoint 12 reports it unavailable
+	// (ER-252); zero means 10 minutes.
+	FeeMaxAge time.Duration `env:"FEE_MAX_AGE, default=10m"`
 }
 
 // Run starts the custody service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if cfg.FeeMaxAge < 0 {
+		return errors.New("config: FEE_MAX_AGE must not be negative")
+	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
 	if err != nil {
 		return err
@@ -32,7 +51,30 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st))
+	authors, closeAuthors, err := userDirectory(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeAuthors()
+	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st, server.Options{Authors: authors, FeeMaxAge: cfg.FeeMaxAge}))
+	custodyv1.RegisterCustodyAdminServiceServer(deps.Server.GRPC, server.NewAdmin(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
 	return deps.Run(ctx)
+}
+
+// userDirectory connects the service desk's identity API, if configured.
+func userDirectory(cfg Config, logger *slog.Logger) (server.Authors, func(), error) {
+	if cfg.ServicedeskAddr == "" {
+		logger.Warn("no user directory: v2 wallet actions answer unavailable", "setting", "SERVICEDESK_ADDR")
+		return nil, func() {}, nil
+	}
+	signer, err := cfg.ServiceSigner(Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := grpc.NewClient(cfg.ServicedeskAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("dial servicedesk: %w", err)
+	}
+	return directory.New(servicedeskv1.NewIdentityServiceClient(conn), signer), func() { conn.Close() }, nil
 }

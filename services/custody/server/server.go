@@ -1,10 +1,12 @@
-// Package server is the custody service's gRPC edge: the custody API (endpoint 14 here;
-// endpoints 4, 12 and 13 answer Unimplemented until the issue that owns them lands) and the
-// plugin API through which the service desk validates and executes the wallet services.
+// Package server is the custody service's gRPC edge: the custody API (endpoints 4, 12, 13
+// and 14), the internal admin API (fee estimates, v2 wallet proposals) and the plugin API
+// through which the service desk validates and executes the wallet services.
 package server
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
@@ -17,21 +19,57 @@ import (
 // milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
-// WalletLister is what the custody API needs from the store.
-type WalletLister interface {
+// DefaultFeeMaxAge is how old a fee estimate may be before endpoint 12 reports it
+// unavailable, unless configured otherwise.
+const DefaultFeeMaxAge = 10 * time.Minute
+
+// Store is what the custody API needs from the store.
+type Store interface {
 	ListByCompany(ctx context.Context, companyID string) ([]custody.Wallet, error)
+	Wallet(ctx context.Context, companyID, id string) (custody.Wallet, error)
+	AddTrustline(ctx context.Context, companyID, id string, version int64, b custody.AssetBalance) (custody.Wallet, error)
+	Decide(ctx context.Context, w custody.Wallet, d custody.Decision) (custody.Wallet, error)
+	Fees(ctx context.Context) ([]custody.FeeEstimate, error)
+}
+
+// Authors finds the users who sign v2 wallet actions (directory.Directory); an unknown user
+// answers apperr.ErrNotFound.
+type Authors interface {
+	Author(ctx context.Context, id string) (custody.Author, error)
+}
+
+// Options configure the custody API.
+type Options struct {
+	// Authors is nil when no user directory is configured: endpoint 4 then answers 503.
+	Authors Authors
+	// FeeMaxAge is the freshness bound of fee estimates; zero means DefaultFeeMaxAge.
+	FeeMaxAge time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Server implements custodyv1.CustodyServiceServer.
 type Server struct {
 	custodyv1.UnimplementedCustodyServiceServer
-	wallets WalletLister
+	store     Store
+	authors   Authors
+	feeMaxAge time.Duration
+	now       func() time.Time
 }
 
 var _ custodyv1.CustodyServiceServer = (*Server)(nil)
 
 // New returns the server.
-func New(wallets WalletLister) *Server { return &Server{wallets: wallets} }
+func New(st Store, opts Options) *Server {
+	s := &Server{store: st, authors: opts.Authors, feeMaxAge: opts.FeeMaxAge, now: opts.Now}
+	if s.feeMaxAge <= 0 {
+		s.feeMaxAge = DefaultFeeMaxAge
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
 
 // ListLegacyWallets serves endpoint 14: every wallet of the caller's company, by id.
 func (s *Server) ListLegacyWallets(ctx context.Context, _ *custodyv1.ListLegacyWalletsRequest) (*custodyv1.ListLegacyWalletsResponse, error) {
@@ -39,7 +77,7 @@ func (s *Server) ListLegacyWallets(ctx context.Context, _ *custodyv1.ListLegacyW
 	if err != nil {
 		return nil, err
 	}
-	wallets, err := s.wallets.ListByCompany(ctx, companyID)
+	wallets, err := s.store.ListByCompany(ctx, companyID)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +90,29 @@ func (s *Server) ListLegacyWallets(ctx context.Context, _ *custodyv1.ListLegacyW
 
 // callerCompany returns the company of a company-level caller or an API user.
 func callerCompany(ctx context.Context) (string, error) {
+	p, err := companyCaller(ctx)
+	return p.CompanyID, err
+}
+
+// companyCaller returns a company-level caller or an API user of a company.
+func companyCaller(ctx context.Context) (principal.Principal, error) {
 	p, ok := principal.FromContext(ctx)
 	if !ok || p.CompanyID == "" || (p.Kind != principal.KindUser && p.Kind != principal.KindCompany) {
-		return "", apperr.Forbidden("this operation needs a company caller")
+		return p, apperr.Forbidden("this operation needs a company caller")
 	}
-	return p.CompanyID, nil
+	return p, nil
+}
+
+// wallet returns the company's wallet; unknown and other companies' wallets answer ER-102.
+func (s *Server) wallet(ctx context.Context, companyID, id string) (custody.Wallet, error) {
+	if strings.TrimSpace(id) == "" {
+		return custody.Wallet{}, apperr.Missing("walletId")
+	}
+	w, err := s.store.Wallet(ctx, companyID, id)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return custody.Wallet{}, apperr.NotFound("walletId", id)
+	}
+	return w, err
 }
 
 func legacyWallet(w custody.Wallet) *custodyv1.LegacyWallet {
@@ -67,15 +123,19 @@ func legacyWallet(w custody.Wallet) *custodyv1.LegacyWallet {
 		CreatedAt: formatTime(w.CreatedAt), UpdatedAt: formatTime(w.UpdatedAt),
 	}
 	for _, b := range w.AssetBalances {
-		out.AssetBalances = append(out.AssetBalances, &custodyv1.AssetBalance{
-			Currency: b.Currency, UnitCurrency: b.UnitCurrency,
-			AvailableUnitBalance: b.AvailableUnitBalance, LedgerUnitBalance: b.LedgerUnitBalance,
-			PendingOutUnitBalance: b.PendingOutUnitBalance, PendingInUnitBalance: b.PendingInUnitBalance,
-			AvailableBalance: b.AvailableBalance, LedgerBalance: b.LedgerBalance,
-			PendingOutBalance: b.PendingOutBalance, PendingInBalance: b.PendingInBalance,
-		})
+		out.AssetBalances = append(out.AssetBalances, assetBalance(b))
 	}
 	return out
+}
+
+func assetBalance(b custody.AssetBalance) *custodyv1.AssetBalance {
+	return &custodyv1.AssetBalance{
+		Currency: b.Currency, UnitCurrency: b.UnitCurrency,
+		AvailableUnitBalance: b.AvailableUnitBalance, LedgerUnitBalance: b.LedgerUnitBalance,
+		PendingOutUnitBalance: b.PendingOutUnitBalance, PendingInUnitBalance: b.PendingInUnitBalance,
+		AvailableBalance: b.AvailableBalance, LedgerBalance: b.LedgerBalance,
+		PendingOutBalance: b.PendingOutBalance, PendingInBalance: b.PendingInBalance,
+	}
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
@@ -47,7 +46,7 @@ func TestListLegacyWallets(t *testing.T) {
 				AvailableBalance: "12.5", LedgerBalance: "12.5", PendingOutBalance: "0", PendingInBalance: "0"}},
 			CreatedAt: "2026-01-15T09:00:00.120Z", UpdatedAt: "2026-01-15T09:00:00.120Z"},
 	}}
-	srv := server.New(f.store)
+	srv := server.New(f.store, server.Options{})
 	callers := []principal.Principal{
 		{Kind: principal.KindCompany, CompanyID: company},
 		{Kind: principal.KindUser, CompanyID: company, UserEmail: "api-viewer@ztest.example", Roles: []string{principal.RoleViewer}},
@@ -69,7 +68,7 @@ func TestListLegacyWallets(t *testing.T) {
 
 func TestListLegacyWalletsNeedsACompany(t *testing.T) {
 	t.Parallel()
-	srv := server.New(newFixture(t).store)
+	srv := server.New(newFixture(t).store, server.Options{})
 	for _, ctx := range []context.Context{
 		context.Background(),
 		principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "servicedesk"}),
@@ -77,19 +76,5 @@ func TestListLegacyWalletsNeedsACompany(t *testing.T) {
 	} {
 		_, err := srv.ListLegacyWallets(ctx, &custodyv1.ListLegacyWalletsRequest{})
 		checkErr(t, err, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""})
-	}
-}
-
-func TestOtherEndpointsStayUnimplemented(t *testing.T) {
-	t.Parallel()
-	srv := server.New(nil)
-	ctx := principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: company})
-	_, err4 := srv.ActOnLegacyWallet(ctx, &custodyv1.ActOnLegacyWalletRequest{})
-	_, err12 := srv.ListLedgerFees(ctx, &custodyv1.ListLedgerFeesRequest{})
-	_, err13 := srv.ActivateTrustline(ctx, &custodyv1.ActivateTrustlineRequest{})
-	for _, err := range []error{err4, err12, err13} {
-		if got := apperr.ToStatus(err); got == nil || status.Code(got) != codes.Unimplemented {
-			t.Errorf("err = %v, want Unimplemented", err)
-		}
 	}
 }

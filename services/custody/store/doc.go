@@ -36,7 +36,52 @@ type walletDoc struct {
 	CreatedAt               time.Time    `bson:"createdAt"`
 	UpdatedAt               time.Time    `bson:"updatedAt"`
 	Version                 int64        `bson:"version"`
+	Subentries              int          `bson:"subentries"`
+	Intent                  *intentDoc   `bson:"intent,omitempty"`
 	LastRequestID           string       `bson:"lastRequestId"`
+}
+
+// intentDoc is the approval intent of a proposed v2 wallet; `intent.id` has a sparse unique
+// index, so an intent id names one wallet only.
+type intentDoc struct {
+	ID                string       `bson:"id"`
+	ProposalSignature string       `bson:"proposalSignature"`
+	CreatedAt         time.Time    `bson:"createdAt"`
+	Decision          *decisionDoc `bson:"decision,omitempty"`
+}
+
+type decisionDoc struct {
+	Type        string    `bson:"type"`
+	AuthorID    string    `bson:"authorId"`
+	AuthorEmail string    `bson:"authorEmail"`
+	At          time.Time `bson:"at"`
+}
+
+func toIntentDoc(i *custody.Intent) *intentDoc {
+	if i == nil {
+		return nil
+	}
+	d := &intentDoc{ID: i.ID, ProposalSignature: i.ProposalSignature, CreatedAt: ms(i.CreatedAt)}
+	if i.Decision != nil {
+		d.Decision = toDecisionDoc(*i.Decision)
+	}
+	return d
+}
+
+func toDecisionDoc(d custody.Decision) *decisionDoc {
+	return &decisionDoc{Type: d.Type, AuthorID: d.AuthorID, AuthorEmail: d.AuthorEmail, At: ms(d.At)}
+}
+
+func (d *intentDoc) intent() *custody.Intent {
+	if d == nil {
+		return nil
+	}
+	i := &custody.Intent{ID: d.ID, ProposalSignature: d.ProposalSignature, CreatedAt: d.CreatedAt.UTC()}
+	if d.Decision != nil {
+		i.Decision = &custody.Decision{Type: d.Decision.Type, AuthorID: d.Decision.AuthorID,
+			AuthorEmail: d.Decision.AuthorEmail, At: d.Decision.At.UTC()}
+	}
+	return i
 }
 
 // toDoc checks the wallet's balances (amounts agree, canonical) before they are written.
@@ -53,6 +98,7 @@ func toDoc(w custody.Wallet) (walletDoc, error) {
 		Status: w.Status, Valid: w.Valid, RegisteredComplianceKey: w.RegisteredComplianceKey,
 		Blockchain: w.Blockchain, CurrencyID: w.CurrencyID, AssetBalances: balances,
 		CreatedAt: ms(w.CreatedAt), UpdatedAt: ms(w.UpdatedAt), Version: w.Version, LastRequestID: w.LastRequestID,
+		Subentries: w.Subentries, Intent: toIntentDoc(w.Intent),
 	}, nil
 }
 
@@ -66,6 +112,7 @@ func (d walletDoc) wallet() custody.Wallet {
 		Status: d.Status, Valid: d.Valid, RegisteredComplianceKey: d.RegisteredComplianceKey,
 		Blockchain: d.Blockchain, CurrencyID: d.CurrencyID, AssetBalances: balances,
 		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(), Version: d.Version, LastRequestID: d.LastRequestID,
+		Subentries: d.Subentries, Intent: d.Intent.intent(),
 	}
 }
 

@@ -1,6 +1,7 @@
-// Package store is the custody service's MongoDB repository: the `wallets` collection.
-// Every change of a wallet is one single-document write; renames and deactivations are
-// conditional on the status and version the caller read (DESIGN.md §3).
+// Package store is the custody service's MongoDB repository: the `wallets` and
+// `fee_estimates` collections. Every change of a wallet is one single-document write
+// conditional on the status and version the caller read (DESIGN.md §3): renames,
+// deactivations, trustlines and v2 approval decisions.
 package store
 
 import (
@@ -28,11 +29,19 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
 
-// EnsureIndexes creates the indexes the queries rely on: every query is scoped to a company.
+// EnsureIndexes creates the indexes the queries rely on, one per command (FerretDB 1.24
+// drops the connection when one command names several existing indexes): every query is
+// scoped to a company; an approval intent id names one wallet only (sparse: wallets created
+// through the service desk have no intent).
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	model := mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("company_id")}
-	if _, err := s.wallets().Indexes().CreateOne(ctx, model); err != nil {
-		return fmt.Errorf("create index %s.company_id: %w", colWallets, err)
+	models := []mongo.IndexModel{
+		{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("company_id")},
+		{Keys: bson.D{{Key: "intent.id", Value: 1}}, Options: options.Index().SetName("intent_id").SetUnique(true).SetSparse(true)},
+	}
+	for _, model := range models {
+		if _, err := s.wallets().Indexes().CreateOne(ctx, model); err != nil {
+			return fmt.Errorf("create index on %s: %w", colWallets, err)
+		}
 	}
 	return nil
 }
@@ -118,7 +127,12 @@ func (s *Store) change(ctx context.Context, companyID, id string, version int64,
 	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID},
 		{Key: "status", Value: custody.StatusActive}, {Key: "version", Value: version}}
 	set = append(set, bson.E{Key: "updatedAt", Value: ms(s.now())}, bson.E{Key: "lastRequestId", Value: requestID})
-	update := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}
+	return s.update(ctx, id, version, filter, bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}})
+}
+
+// update applies one conditional update to wallet id read at version and returns the wallet
+// after it; a filter that no longer matches answers apperr.ErrConflict.
+func (s *Store) update(ctx context.Context, id string, version int64, filter, update bson.D) (custody.Wallet, error) {
 	var doc walletDoc
 	err := s.wallets().FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {

@@ -1,19 +1,23 @@
 // Package whitelist is interchange's address side: whitelisted addresses (endpoint 9, and the
 // service desk's 0x0007-007/008 through the plugin API) and generated settlement wallet
-// addresses (endpoint 8).
+// addresses (endpoint 8). The domain lives in package address, the collections in package
+// store; this package is the gRPC edge and the wiring.
 package whitelist
 
 import (
 	"context"
+	"crypto/ed25519"
+	"errors"
 	"log/slog"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/interchange/whitelist/store"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -29,23 +33,52 @@ type Deps struct {
 
 // Service serves the address side of interchange.
 type Service struct {
-	deps Deps
+	store  *store.Store
+	plugin *Plugin
 }
 
 // Setup creates the indexes and returns the service.
-func Setup(_ context.Context, deps Deps) (*Service, error) {
-	return &Service{deps: deps}, nil
+func Setup(ctx context.Context, deps Deps) (*Service, error) {
+	if deps.DB == nil || deps.Compliance == nil || deps.Signer == nil {
+		return nil, errors.New("whitelist: the database, the compliance client and the signer are required")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	st := store.New(deps.DB)
+	if err := st.EnsureIndexes(ctx); err != nil {
+		return nil, err
+	}
+	dir := &directory{client: deps.Compliance, signer: deps.Signer, logger: deps.Logger}
+	p := &Plugin{store: st, directory: dir, runs: plugin.NewLedger(deps.DB), now: time.Now}
+	return &Service{store: st, plugin: p}, nil
 }
 
 // Plugin returns the plugin server of interchange's catalog services.
-func (s *Service) Plugin() pluginv1.PluginServiceServer { return plugin.NothingYet{} }
+func (s *Service) Plugin() pluginv1.PluginServiceServer { return s.plugin }
 
-// ListSettlementWalletAddresses serves endpoint 8.
-func (s *Service) ListSettlementWalletAddresses(context.Context, *interchangev1.ListSettlementWalletAddressesRequest) (*interchangev1.ListSettlementWalletAddressesResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "not implemented")
+// EnsureSettlementAddress returns the company's settlement address for currencyID at venueID,
+// generating and signing it with the operator key on first use (one per company, venue and
+// currency id, whoever asks first). owner.ID is the company; owner is named on the record.
+// The indexes must exist (Setup or store.EnsureIndexes).
+func EnsureSettlementAddress(ctx context.Context, db *mongo.Database, owner address.Party, venueID, currencyID string, key ed25519.PrivateKey) (address.Settlement, error) {
+	st := store.New(db)
+	found, err := st.Settlement(ctx, owner.ID, venueID, currencyID)
+	if !errors.Is(err, apperr.ErrNotFound) {
+		return found, err
+	}
+	a, err := address.NewSettlement(owner, venueID, currencyID, key, time.Now())
+	if err != nil {
+		return address.Settlement{}, err
+	}
+	return st.InsertSettlement(ctx, a)
 }
 
-// ListWhitelistedAddresses serves endpoint 9.
-func (s *Service) ListWhitelistedAddresses(context.Context, *interchangev1.ListWhitelistedAddressesRequest) (*interchangev1.ListWhitelistedAddressesResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "not implemented")
+// companyOf returns the caller's company; every query is scoped to it.
+func companyOf(ctx context.Context) (string, error) {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.CompanyID == "" {
+		return "", apperr.Forbidden("this operation needs a company caller")
+	}
+	return p.CompanyID, nil
 }

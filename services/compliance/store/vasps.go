@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/mongodb"
+)
+
+// SearchVASPs returns one page of the VASPs visible to f.CompanyID that match f, sorted by
+// id, and the number of all matches: one find, and one count unless the page tells it.
+func (s *Store) SearchVASPs(ctx context.Context, f compliance.VASPFilter) ([]compliance.VASP, int64, error) {
+	// Visible: unrestricted (an empty list) or restricted to the company among others.
+	visible := bson.D{{Key: "$or", Value: bson.A{
+		bson.D{{Key: "restrictedCompanies", Value: bson.D{{Key: "$size", Value: 0}}}},
+		bson.D{{Key: "restrictedCompanies", Value: f.CompanyID}},
+	}}}
+	and := bson.A{visible}
+	and = mongodb.AppendIn(and, "_id", f.IDs)
+	and = mongodb.AppendIn(and, "name", f.Names)
+	and = mongodb.AppendIn(and, "travelRuleMethod", f.TravelRuleMethods)
+	filter := mongodb.And(and)
+	dir := 1
+	if f.Page.Desc {
+		dir = -1
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: dir}}).SetSkip(f.Page.Offset).SetLimit(f.Page.Limit)
+	col := s.db.Collection(colVASPs)
+	cur, err := col.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find vasps: %w", err)
+	}
+	var docs []vaspDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, 0, fmt.Errorf("read vasps: %w", err)
+	}
+	total, err := s.countVASPs(ctx, filter, f, len(docs))
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]compliance.VASP, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, compliance.VASP(d))
+	}
+	return out, total, nil
+}
+
+// countVASPs returns the number of matches of filter. A page that holds some matches but
+// fewer than its limit is the last one, and an empty first page means none: then the total is
+// known without a second query.
+func (s *Store) countVASPs(ctx context.Context, filter bson.D, f compliance.VASPFilter, found int) (int64, error) {
+	switch {
+	case found > 0 && int64(found) < f.Page.Limit:
+		return f.Page.Offset + int64(found), nil
+	case found == 0 && f.Page.Offset == 0:
+		return 0, nil
+	}
+	total, err := s.db.Collection(colVASPs).CountDocuments(ctx, filter)
+	if err != nil {
+		return 0, fmt.Errorf("count vasps: %w", err)
+	}
+	return total, nil
+}
+
+// Activations returns the company's activations of the given VASPs, keyed by VASP id, in one
+// query; a VASP the company never switched has no entry.
+func (s *Store) Activations(ctx context.Context, companyID string, vaspIDs []string) (map[string]compliance.Activation, error) {
+	out := make(map[string]compliance.Activation, len(vaspIDs))
+	if len(vaspIDs) == 0 {
+		return out, nil
+	}
+	keys := make([]string, len(vaspIDs))
+	for i, id := range vaspIDs {
+		keys[i] = activationID(companyID, id)
+	}
+	opts := options.Find().SetProjection(bson.D{{Key: "history", Value: 0}})
+	cur, err := s.db.Collection(colActivations).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("find activations of %s: %w", companyID, err)
+	}
+	var docs []activationDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read activations of %s: %w", companyID, err)
+	}
+	for _, d := range docs {
+		out[d.VASPID] = d.activation()
+	}
+	return out, nil
+}
+
+// ActivationHistory returns the audit of a company's activation of a VASP, oldest first: one
+// entry per change of state. A VASP the company never switched has an empty history.
+func (s *Store) ActivationHistory(ctx context.Context, companyID, vaspID string) ([]compliance.ActivationChange, error) {
+	var doc activationDoc
+	err := s.db.Collection(colActivations).FindOne(ctx, bson.D{{Key: "_id", Value: activationID(companyID, vaspID)}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return []compliance.ActivationChange{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find activation history %s:%s: %w", companyID, vaspID, err)
+	}
+	out := make([]compliance.ActivationChange, 0, len(doc.History))
+	for _, c := range doc.History {
+		out = append(out, compliance.ActivationChange{Active: c.Active, At: c.At.UTC(), By: c.By})
+	}
+	return out, nil
+}
+
+// activationID is the _id of a company's activation of a VASP.
+func activationID(companyID, vaspID string) string { return companyID + ":" + vaspID }
+
+// errNotFound wraps apperr.ErrNotFound with what was looked for.
+func errNotFound(what, id string) error { return fmt.Errorf("%s %s: %w", what, id, apperr.ErrNotFound) }

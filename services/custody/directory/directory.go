@@ -1,0 +1,58 @@
+// Package directory finds the authors of v2 wallet actions in the service desk, which owns
+// users and their approval keys: servicedesk.v1.IdentityService.GetUser, called under the
+// custody service's own system principal.
+package directory
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// System is the system name of custody's own principal.
+const System = "custody"
+
+// Directory looks users up by id.
+type Directory struct {
+	identity servicedeskv1.IdentityServiceClient
+	signer   *principal.Signer
+}
+
+// New returns a directory over the service desk's identity API; signer issues custody's
+// system principal.
+func New(identity servicedeskv1.IdentityServiceClient, signer *principal.Signer) *Directory {
+	return &Directory{identity: identity, signer: signer}
+}
+
+// Author returns the user with id and their company's domain. An unknown user answers
+// apperr.ErrNotFound; a service desk that cannot answer, a 503.
+func (d *Directory) Author(ctx context.Context, id string) (custody.Author, error) {
+	ctx, err := d.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: System})
+	if err != nil {
+		return custody.Author{}, err
+	}
+	resp, err := d.identity.GetUser(ctx, &servicedeskv1.GetUserRequest{UserId: id})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound:
+		return custody.Author{}, fmt.Errorf("user %s: %w", id, apperr.ErrNotFound)
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return custody.Author{}, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable,
+			Message: "the user directory is unavailable; retry later"}
+	default:
+		return custody.Author{}, fmt.Errorf("get user %s: %s", id, status.Convert(err).Message()) // internal, logged
+	}
+	u := resp.GetUser()
+	if u.GetId() != id {
+		return custody.Author{}, fmt.Errorf("get user %s: the directory answered user %q", id, u.GetId())
+	}
+	return custody.Author{ID: u.GetId(), Email: u.GetEmail(), CompanyID: u.GetCompanyId(), DomainID: resp.GetCompanyDomainId(),
+		Roles: u.GetRoles(), Active: u.GetActive(), PublicKey: u.GetPublicKey()}, nil
+}

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// ActivateTrustline serves endpoint 13: a MAKER of the wallet's company adds a trustline for
+// a non-native Stellar asset to a Stellar wallet whose available XLM covers the reserve. The
+// change is one conditional update on the version read; a wallet that moved meanwhile is
+// read again, so of racing activations of one asset exactly one succeeds and the others see
+// it active (409 ER-104).
+func (s *Server) ActivateTrustline(ctx context.Context, req *custodyv1.ActivateTrustlineRequest) (*custodyv1.ActivateTrustlineResponse, error) {
+	p, err := companyCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != principal.KindUser || !p.HasRole(principal.RoleMaker) {
+		return nil, apperr.Forbidden("activating a trustline needs the %s role", principal.RoleMaker)
+	}
+	cur, err := custody.TrustlineAsset(req.GetCurrencyId())
+	if err != nil {
+		return nil, err
+	}
+	for range maxAttempts {
+		w, err := s.wallet(ctx, p.CompanyID, req.GetWalletId())
+		if err != nil {
+			return nil, err
+		}
+		t, err := custody.PlanTrustline(w, cur)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.store.AddTrustline(ctx, w.CompanyID, w.ID, w.Version, t.Balance)
+		if errors.Is(err, apperr.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &custodyv1.ActivateTrustlineResponse{WalletId: w.ID, CurrencyId: cur.CurrencyID, Status: custody.StatusActive,
+			AssetBalance: assetBalance(t.Balance), MinimumBalanceXlm: t.MinimumBalanceXLM}, nil
+	}
+	return nil, apperr.Conflict(apperr.CodeConflict, "wallet %s keeps changing concurrently; retry", req.GetWalletId())
+}

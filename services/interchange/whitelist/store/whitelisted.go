@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/mongodb"
+)
+
+type whitelistedDoc struct {
+	ID              string    `bson:"_id"`
+	CompanyID       string    `bson:"companyId"`
+	Address         string    `bson:"address"`
+	Blockchain      string    `bson:"blockchain"`
+	BlockchainID    string    `bson:"blockchainId"`
+	Purposes        []string  `bson:"addressPurpose"`
+	BeneficiaryID   string    `bson:"beneficiaryId"`
+	BeneficiaryName string    `bson:"beneficiaryName"`
+	Notes           string    `bson:"notes"`
+	Hosted          bool      `bson:"hostedAddress"`
+	VaspID          string    `bson:"vaspId"`
+	VaspName        string    `bson:"vaspName"`
+	Status          string    `bson:"status"`
+	ActiveKey       string    `bson:"activeKey"`
+	CreatedBy       string    `bson:"createdBy"`
+	CreatedAt       time.Time `bson:"createdAt"`
+	UpdatedAt       time.Time `bson:"updatedAt"`
+	Version         int64     `bson:"version"`
+	RequestID       string    `bson:"requestId"`
+	DeactivatedBy   string    `bson:"deactivatedBy"`
+}
+
+// inactiveKey is activeKey of an address that is no longer ACTIVE: unique, and never equal
+// to an ACTIVE key.
+func inactiveKey(id string) string { return "inactive:" + id }
+
+func toWhitelistedDoc(w address.Whitelisted) whitelistedDoc {
+	key := w.Key()
+	if w.Status != address.StatusActive {
+		key = inactiveKey(w.ID)
+	}
+	return whitelistedDoc{ID: w.ID, CompanyID: w.CompanyID, Address: w.Address, Blockchain: w.Blockchain,
+		BlockchainID: address.BlockchainID(w.Blockchain), Purposes: w.Purposes, BeneficiaryID: w.BeneficiaryID,
+		BeneficiaryName: w.BeneficiaryName, Notes: w.Notes, Hosted: w.Hosted, VaspID: w.VaspID, VaspName: w.VaspName,
+		Status: w.Status, ActiveKey: key, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt.UTC().Truncate(time.Millisecond),
+		UpdatedAt: w.UpdatedAt.UTC().Truncate(time.Millisecond), Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy}
+}
+
+func (d whitelistedDoc) whitelisted() address.Whitelisted {
+	return address.Whitelisted{ID: d.ID, CompanyID: d.CompanyID, Address: d.Address, Blockchain: d.Blockchain, Purposes: d.Purposes,
+		BeneficiaryID: d.BeneficiaryID, BeneficiaryName: d.BeneficiaryName, Notes: d.Notes, Hosted: d.Hosted, VaspID: d.VaspID,
+		VaspName: d.VaspName, Status: d.Status, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
+		Version: d.Version, RequestID: d.RequestID, DeactivatedBy: d.DeactivatedBy}
+}
+
+// InsertWhitelisted inserts w under its reserved id and returns the stored address. If the
+// id is taken it returns the address already stored (a repeated execution: the caller checks
+// its RequestID); if the company already holds the address ACTIVE on the blockchain it
+// returns apperr.ErrExists.
+func (s *Store) InsertWhitelisted(ctx context.Context, w address.Whitelisted) (address.Whitelisted, error) {
+	col := s.db.Collection(colWhitelisted)
+	_, err := col.InsertOne(ctx, toWhitelistedDoc(w))
+	if err == nil {
+		return w, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
+	}
+	var doc whitelistedDoc
+	err = col.FindOne(ctx, bson.D{{Key: "_id", Value: w.ID}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return address.Whitelisted{}, fmt.Errorf("whitelist %s %s: %w", w.Blockchain, w.Address, apperr.ErrExists)
+	}
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("read whitelisted address %s: %w", w.ID, err)
+	}
+	return doc.whitelisted(), nil
+}
+
+// Whitelisted returns the company's whitelisted address id, or apperr.ErrNotFound (also when
+// it belongs to another company).
+func (s *Store) Whitelisted(ctx context.Context, companyID, id string) (address.Whitelisted, error) {
+	return s.findWhitelisted(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID}})
+}
+
+// ActiveWhitelisted returns the company's ACTIVE address on blockchain (compared in its
+// normalised form), or apperr.ErrNotFound.
+func (s *Store) ActiveWhitelisted(ctx context.Context, companyID, blockchain, addr string) (address.Whitelisted, error) {
+	return s.findWhitelisted(ctx, bson.D{{Key: "activeKey", Value: address.ActiveKey(companyID, blockchain, addr)}})
+}
+
+func (s *Store) findWhitelisted(ctx context.Context, filter bson.D) (address.Whitelisted, error) {
+	var doc whitelistedDoc
+	err := s.db.Collection(colWhitelisted).FindOne(ctx, filter).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return address.Whitelisted{}, fmt.Errorf("whitelisted address: %w", apperr.ErrNotFound)
+	}
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("find whitelisted address: %w", err)
+	}
+	return doc.whitelisted(), nil
+}
+
+// DeactivateWhitelisted deactivates w in one conditional update guarded by its status
+// (ACTIVE) and version, and frees its active key; requestID is recorded as DeactivatedBy.
+// An address changed since w was read gives apperr.ErrConflict.
+func (s *Store) DeactivateWhitelisted(ctx context.Context, w address.Whitelisted, requestID string) (address.Whitelisted, error) {
+	filter := bson.D{{Key: "_id", Value: w.ID}, {Key: "companyId", Value: w.CompanyID},
+		{Key: "status", Value: address.StatusActive}, {Key: "version", Value: w.Version}}
+	update := bson.D{
+		{Key: "$set", Value: bson.D{{Key: "status", Value: address.StatusDeactivated}, {Key: "activeKey", Value: inactiveKey(w.ID)},
+			{Key: "updatedAt", Value: s.now().UTC().Truncate(time.Millisecond)}, {Key: "deactivatedBy", Value: requestID}}},
+		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+	}
+	var doc whitelistedDoc
+	err := s.db.Collection(colWhitelisted).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return address.Whitelisted{}, fmt.Errorf("deactivate whitelisted address %s version %d: %w", w.ID, w.Version, apperr.ErrConflict)
+	}
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("deactivate whitelisted address %s: %w", w.ID, err)
+	}
+	return doc.whitelisted(), nil
+}
+
+// SearchWhitelisted returns one page of the company's whitelisted addresses matching f,
+// oldest first (ties by id), and the number of all matches: one find and one count.
+func (s *Store) SearchWhitelisted(ctx context.Context, f address.Filter) ([]address.Whitelisted, int64, error) {
+	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	and = mongodb.AppendIn(and, "address", f.Addresses)
+	and = mongodb.AppendIn(and, "blockchain", f.Blockchains)
+	and = mongodb.AppendIn(and, "blockchainId", f.BlockchainIDs)
+	and = mongodb.AppendIn(and, "status", f.Statuses)
+	if f.Fragment != "" {
+		and = append(and, bson.D{{Key: "address", Value: bson.D{{Key: "$regex", Value: regexp.QuoteMeta(f.Fragment)}, {Key: "$options", Value: "i"}}}})
+	}
+	docs, total, err := page[whitelistedDoc](ctx, s.db.Collection(colWhitelisted), mongodb.And(and),
+		findPage(f.Page.Limit, f.Page.Offset, "createdAt", f.Page.Desc))
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]address.Whitelisted, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.whitelisted())
+	}
+	return out, total, nil
+}
