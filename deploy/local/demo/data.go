@@ -117,7 +117,10 @@ func Load(ctx context.Context, client *mongo.Client) error {
 	if err := loadInterchange(ctx, client, key); err != nil {
 		return err
 	}
-	return loadTrading(ctx, client, key)
+	if err := loadTrading(ctx, client, key); err != nil {
+		return err
+	}
+	return loadSettlement(ctx, client)
 }
 
 func companyID(short string) string {

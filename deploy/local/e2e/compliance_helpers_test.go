@@ -78,12 +78,18 @@ func withTestVASPs(t *testing.T) {
 	}
 }
 
+// systemKeyFiles names the demo key of each internal system.
+var systemKeyFiles = map[string]string{
+	"settlement-engine": "settlement-engine.pem", "interchange": "interchange-internal.pem",
+	"custody": "custody-internal.pem", "servicedesk": "servicedesk-internal.pem",
+}
+
 // directoryAs returns compliance's internal DirectoryService client and a context maker for
-// calls as the given system, signed with the demo settlement engine's key (an internal
-// identity every service trusts).
+// calls as the given system, signed with that system's own demo key (a system may only
+// speak for itself).
 func directoryAs(t *testing.T, system string) (compliancev1.DirectoryServiceClient, func() context.Context) {
 	t.Helper()
-	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", "settlement-engine.pem"))
+	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", systemKeyFiles[system]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +98,7 @@ func directoryAs(t *testing.T, system string) (compliancev1.DirectoryServiceClie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	signer := principal.NewSigner("settlement-engine", key, time.Minute)
+	signer := principal.NewSigner(system, key, time.Minute)
 	return compliancev1.NewDirectoryServiceClient(conn), func() context.Context {
 		ctx, err := signer.OutgoingContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: system})
 		if err != nil {

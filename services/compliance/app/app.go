@@ -24,7 +24,7 @@ type Config struct {
 
 // Run starts the compliance service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.FeeMaxAge < 0 {
 		return errors.New("config: FEE_MAX_AGE must not be negative")
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}

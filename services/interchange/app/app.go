@@ -34,7 +34,7 @@ type Config struct {
 
 // Run starts the interchange service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn), Signer: signer, Logger: logger})
+	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn),
+		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger})
 	if err != nil {
 		return err
 	}

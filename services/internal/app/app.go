@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
@@ -25,7 +26,8 @@ type Deps struct {
 }
 
 // Setup validates cfg, connects the database and builds the gRPC server.
-func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.Logger) (*Deps, error) {
+// policy is the service's authorization table (authz).
+func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.Logger, policy authz.Policy) (*Deps, error) {
 	if err := cfg.Validate(service); err != nil {
 		return nil, err
 	}
@@ -40,7 +42,7 @@ func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.
 	if err != nil {
 		return nil, err
 	}
-	srv := grpcserver.New(logger, principal.NewVerifier(issuers))
+	srv := grpcserver.New(logger, principal.NewVerifier(issuers), policy)
 	return &Deps{Logger: logger, Client: client, DB: client.Database(cfg.Database), Server: srv, cfg: cfg}, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -46,7 +47,8 @@ type Server struct {
 }
 
 // New builds the server; register the service implementations on s.GRPC before Run.
-func New(logger *slog.Logger, verifier *principal.Verifier) *Server {
+// policy says who may call each method; calls it does not allow are refused.
+func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy) *Server {
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
@@ -65,6 +67,7 @@ func New(logger *slog.Logger, verifier *principal.Verifier) *Server {
 			logUnary(logger),
 			recovery.UnaryServerInterceptor(panics),
 			verifier.UnaryServerInterceptor(),
+			policy.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
 			metrics.StreamServerInterceptor(),

@@ -20,6 +20,7 @@ import (
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -56,7 +57,8 @@ func start(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpcserver.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), principal.NewVerifier(map[string]ed25519.PublicKey{"gateway": pub}))
+	policy := authz.Policy{compliancev1.ComplianceService_SetVaspActivation_FullMethodName: authz.Anyone}
+	srv := grpcserver.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), principal.NewVerifier(map[string]ed25519.PublicKey{"gateway": pub}), policy)
 	compliancev1.RegisterComplianceServiceServer(srv.GRPC, vaspServer{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -156,6 +158,23 @@ func TestCalls(t *testing.T) {
 		if tt.wantCode == codes.OK && resp.GetVaspName() != "ZT" {
 			t.Errorf("call %s: handler saw company %q, want the principal's ZT", tt.give, resp.GetVaspName())
 		}
+	}
+}
+
+func TestRefusesCallsThePolicyDoesNotAllow(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ctx, err := h.signer.OutgoingContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "gateway"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: "ok"})
+	if status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a system principal the policy does not admit: %v, want PermissionDenied", err)
+	}
+	_, err = compliancev1.NewComplianceServiceClient(h.conn).SearchVasps(ctx, &compliancev1.SearchVaspsRequest{})
+	if status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a method the policy does not list: %v, want PermissionDenied", err)
 	}
 }
 

@@ -42,7 +42,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.SweepInterval <= 0 || cfg.ExecutionGrace <= 0 {
 		return fmt.Errorf("SWEEP_INTERVAL and EXECUTION_GRACE must be positive")
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}
@@ -40,6 +40,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	tradingv1.RegisterTradingServiceServer(deps.Server.GRPC, server.New(st))
+	tradingv1.RegisterTradingLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB), operatorKey))
 	return deps.Run(ctx)
 }

@@ -18,8 +18,8 @@ type priceDoc struct {
 	UpdatedAt    time.Time `bson:"updatedAt"`
 }
 
-// PutPrice creates or replaces the price of a currency (demo data now; the refresh method
-// comes with a later issue).
+// PutPrice creates or replaces the price of a currency (demo data, and the ledger API's
+// SetPrices).
 func (s *Store) PutPrice(ctx context.Context, p trading.Price) error {
 	if p.FiatCurrency == "" {
 		p.FiatCurrency = trading.FiatUSD

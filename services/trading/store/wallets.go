@@ -56,14 +56,18 @@ func toWalletDoc(w trading.Wallet) walletDoc {
 		Balances: []balanceDoc{}, CustomProperties: w.CustomProperties, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
 		UpdatedAt: w.UpdatedAt, Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy}
 	for _, b := range w.Balances {
-		bd := balanceDoc{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
-			PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: []subClientDoc{}}
-		for _, ref := range slices.Sorted(maps.Keys(b.SubClients)) {
-			bd.SubClients = append(bd.SubClients, subClientDoc{Ref: ref, Balance: b.SubClients[ref]})
-		}
-		doc.Balances = append(doc.Balances, bd)
+		doc.Balances = append(doc.Balances, toBalanceDoc(b))
 	}
 	return doc
+}
+
+func toBalanceDoc(b trading.Balance) balanceDoc {
+	bd := balanceDoc{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
+		PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: []subClientDoc{}}
+	for _, ref := range slices.Sorted(maps.Keys(b.SubClients)) {
+		bd.SubClients = append(bd.SubClients, subClientDoc{Ref: ref, Balance: b.SubClients[ref]})
+	}
+	return bd
 }
 
 func (d walletDoc) wallet() trading.Wallet {
@@ -71,14 +75,18 @@ func (d walletDoc) wallet() trading.Wallet {
 		CustomProperties: d.CustomProperties, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
 		Version: d.Version, RequestID: d.RequestID, DeactivatedBy: d.DeactivatedBy}
 	for _, b := range d.Balances {
-		bal := trading.Balance{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
-			PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: map[string]string{}}
-		for _, sc := range b.SubClients {
-			bal.SubClients[sc.Ref] = sc.Balance
-		}
-		w.Balances = append(w.Balances, bal)
+		w.Balances = append(w.Balances, b.balance())
 	}
 	return w
+}
+
+func (b balanceDoc) balance() trading.Balance {
+	bal := trading.Balance{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
+		PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: map[string]string{}}
+	for _, sc := range b.SubClients {
+		bal.SubClients[sc.Ref] = sc.Balance
+	}
+	return bal
 }
 
 // InsertWallet inserts w under its reserved id and returns the stored wallet. If the id is
@@ -111,7 +119,8 @@ func (s *Store) PutWallet(ctx context.Context, w trading.Wallet) error {
 // another company).
 func (s *Store) Wallet(ctx context.Context, companyID, id string) (trading.Wallet, error) {
 	var doc walletDoc
-	err := s.db.Collection(colWallets).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID}}).Decode(&doc)
+	err := s.db.Collection(colWallets).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID}},
+		options.FindOne().SetProjection(withoutMovements)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return trading.Wallet{}, fmt.Errorf("wallet %s: %w", id, apperr.ErrNotFound)
 	}
@@ -156,7 +165,8 @@ func (s *Store) SearchWallets(ctx context.Context, f trading.WalletFilter) ([]tr
 	and = mongodb.AppendIn(and, "createdBy", f.CreatedBy)
 	filter := mongodb.And(and)
 	col := s.db.Collection(colWallets)
-	docs, err := findAll[walletDoc](ctx, col, filter, findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc))
+	opts := findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc).SetProjection(withoutMovements)
+	docs, err := findAll[walletDoc](ctx, col, filter, opts)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,0 +1,141 @@
+package e2e_test
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+)
+
+func confirmBody(t *testing.T, id, decision, reason string) []byte {
+	t.Helper()
+	return mustJSON(t, map[string]string{"transferId": id, "withdrawalConfirmation": decision, "reason": reason})
+}
+
+func confirmAs(t *testing.T, companyID, id, decision, reason string) response {
+	t.Helper()
+	return do(t, newClient(companyID, company), http.MethodPost, withdrawalPath, confirmBody(t, id, decision, reason))
+}
+
+// pendingWithdrawal records a withdrawal of amount BTC from wallet as the settlement engine.
+func pendingWithdrawal(t *testing.T, wallet, amount string) string {
+	t.Helper()
+	conn, ctx := internalConn(t, "interchange")
+	id := "WD-" + uuid.NewString()[:12]
+	req := &interchangev1.CreateWithdrawalRequest{TransferId: id, CompanyId: demo.CompanyZTEST, WalletId: wallet, Currency: "BTC",
+		Amount: amount, DestinationAddress: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"}
+	client := interchangev1.NewSettlementEngineServiceClient(conn)
+	for range 2 { // the same withdrawal twice: one transfer
+		resp, err := client.CreateWithdrawal(ctx(), req)
+		if err != nil || resp.GetStatus() != "PENDING_CONFIRMATION" {
+			t.Fatalf("CreateWithdrawal = %v, %v; want PENDING_CONFIRMATION", resp, err)
+		}
+	}
+	req.Amount = "9"
+	if _, err := client.CreateWithdrawal(ctx(), req); status.Code(err) != codes.AlreadyExists || grpcERCode(err) != "ER-104" {
+		t.Errorf("another withdrawal under %s: %v, want ER-104", id, err)
+	}
+	return id
+}
+
+func TestWithdrawalConfirmation(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "1", "0", "0", "0")
+	accepted, declined := pendingWithdrawal(t, f.btc, "0.25"), pendingWithdrawal(t, f.btc, "0.5")
+	tests := []struct {
+		name, companyID, id, decision, reason string
+		status                                int
+		code                                  string
+	}{
+		{"accept", demo.CompanyZTEST, accepted, "ACCEPT", "", 200, ""},
+		{"accept again", demo.CompanyZTEST, accepted, "ACCEPT", "", 200, ""},
+		{"decline an accepted one", demo.CompanyZTEST, accepted, "DECLINE", "too late", 409, "ER-409"},
+		{"decline without a reason", demo.CompanyZTEST, declined, "DECLINE", "", 400, "ER-101"},
+		{"REJECT is not a decision", demo.CompanyZTEST, declined, "REJECT", "x", 400, "ER-108"},
+		{"no decision", demo.CompanyZTEST, declined, "", "", 400, "ER-101"},
+		{"another company's transfer", demo.CompanyZACME, declined, "DECLINE", "not ours", 404, "ER-102"},
+		{"decline", demo.CompanyZTEST, declined, "DECLINE", "wrong address", 200, ""},
+		{"decline again", demo.CompanyZTEST, declined, "DECLINE", "wrong address", 200, ""},
+		{"accept a declined one", demo.CompanyZTEST, declined, "ACCEPT", "", 409, "ER-409"},
+		{"unknown transfer", demo.CompanyZTEST, "WD-UNKNOWN", "ACCEPT", "", 404, "ER-102"},
+	}
+	for _, tt := range tests {
+		r := confirmAs(t, tt.companyID, tt.id, tt.decision, tt.reason)
+		if tt.status != http.StatusOK {
+			t.Run(tt.name, func(t *testing.T) { wantError(t, r, tt.status, tt.code) })
+			continue
+		}
+		var got struct {
+			TransferID string `json:"transferId"`
+		}
+		wantOK(t, r, &got)
+		if got.TransferID != tt.id {
+			t.Errorf("%s: answer %s, want transferId %s", tt.name, r.body, tt.id)
+		}
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.75", "0.75", "0", "0"}) {
+		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
+	}
+	big := pendingWithdrawal(t, f.btc, "5")
+	wantError(t, confirmAs(t, demo.CompanyZTEST, big, "ACCEPT", ""), http.StatusConflict, "ER-409")
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.75", "0.75", "0", "0"}) {
+		t.Errorf("client BTC after a refused accept = %v, want unchanged", got)
+	}
+}
+
+// TestWithdrawalRacingDecisions: 20 racing ACCEPTs and DECLINEs take one decision; every call
+// of that decision answers 200, every other 409, and the funds move once or not at all.
+func TestWithdrawalRacingDecisions(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "1", "0", "0", "0")
+	id := pendingWithdrawal(t, f.btc, "0.3")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := map[string]int{}
+	for i := range 20 {
+		decision := []string{"ACCEPT", "DECLINE"}[i%2]
+		wg.Go(func() {
+			r := confirmAs(t, demo.CompanyZTEST, id, decision, "race")
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.status {
+			case http.StatusOK:
+				won[decision]++
+			case http.StatusConflict:
+			default:
+				t.Errorf("%s: %d %s", decision, r.status, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	if len(won) != 1 || (won["ACCEPT"] != 10 && won["DECLINE"] != 10) {
+		t.Fatalf("successful calls per decision %v, want all 10 of one decision", won)
+	}
+	want := amounts{"1", "1", "0", "0"}
+	if won["ACCEPT"] == 10 {
+		want = amounts{"0.7", "0.7", "0", "0"}
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != want {
+		t.Errorf("client BTC after %v = %v, want %v", won, got, want)
+	}
+}
+
+// TestWithdrawalDemoData: the demo withdrawals await confirmation, each visible to its own
+// company only.
+func TestWithdrawalDemoData(t *testing.T) {
+	t.Parallel()
+	wantError(t, confirmAs(t, demo.CompanyZTEST, "ZACME-WD-DEMO0001", "DECLINE", "not ours"), http.StatusNotFound, "ER-102")
+	var got struct {
+		TransferID string `json:"transferId"`
+	}
+	wantOK(t, confirmAs(t, demo.CompanyZACME, "ZACME-WD-DEMO0001", "DECLINE", "e2e: unknown destination"), &got)
+	if got.TransferID != "ZACME-WD-DEMO0001" {
+		t.Errorf("answer %+v, want ZACME-WD-DEMO0001", got)
+	}
+}

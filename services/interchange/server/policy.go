@@ -1,0 +1,30 @@
+package server
+
+import (
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/authz"
+	"github.com/zcustody/suite/services/internal/plugin"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Policy is who may call each of interchange's gRPC methods (authz): settlement instructions
+// and withdrawal decisions by the company or its makers and checkers, the reads by any caller
+// of a company (endpoint 8, which sends submitter-id, by its users), the settlement engine's
+// API by the settlement engine, the plugin API by the service desk.
+func Policy() authz.Policy {
+	actors := authz.Rule{Company: true, Roles: []string{principal.RoleMaker, principal.RoleChecker}}
+	engine := authz.System("settlement-engine")
+	return authz.Policy{
+		interchangev1.InterchangeService_CreateSettlement_FullMethodName:              actors,
+		interchangev1.InterchangeService_ConfirmWithdrawal_FullMethodName:             actors,
+		interchangev1.InterchangeService_GetSettlementStatus_FullMethodName:           authz.Anyone,
+		interchangev1.InterchangeService_SearchSettlements_FullMethodName:             authz.Anyone,
+		interchangev1.InterchangeService_ListWhitelistedAddresses_FullMethodName:      authz.Anyone,
+		interchangev1.InterchangeService_ListSettlementWalletAddresses_FullMethodName: authz.Users,
+		interchangev1.SettlementEngineService_AdvanceSettlement_FullMethodName:        engine,
+		interchangev1.SettlementEngineService_CreateWithdrawal_FullMethodName:         engine,
+		pluginv1.PluginService_Validate_FullMethodName:                                authz.System(plugin.ServicedeskSystem),
+		pluginv1.PluginService_Execute_FullMethodName:                                 authz.System(plugin.ServicedeskSystem),
+	}
+}

@@ -1,0 +1,111 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/apperr"
+)
+
+// createWithdrawal stores a new pending withdrawal, or answers the one stored under its
+// transfer id when it is the same withdrawal.
+func (s *Service) createWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+	now := s.store.stamp()
+	w.Status, w.Version, w.CreatedAt, w.UpdatedAt = WithdrawalPending, 1, now, now
+	stored, err := s.store.insertWithdrawal(ctx, w)
+	if err != nil {
+		return Withdrawal{}, err
+	}
+	if !stored.sameRequest(w) {
+		return Withdrawal{}, &apperr.Error{Status: codes.AlreadyExists, Code: apperr.CodeExists, Field: "transferId",
+			Message: "transferId " + w.TransferID + " is already used by another withdrawal"}
+	}
+	return stored, nil
+}
+
+// ConfirmWithdrawal serves endpoint 11. The decision is taken once: the same decision again
+// is answered as the first, the other decision is 409; an unknown transfer, or another
+// company's, is 404 ER-102.
+//
+// Money moves in steps that are each idempotent and safe in any interleaving: ACCEPT holds
+// the amount (available → pendingOut; refused without the funds, 409, nothing recorded),
+// records the decision, then settles the hold (the amount leaves ledger and pendingOut).
+// DECLINE records the decision, then releases a hold an ACCEPT may have made. Any call that
+// finds a decision drives its step again, so a call cut short is completed by a repeat.
+func (s *Service) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
+	company, err := companyCaller(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	id, decision, reason, err := parseDecision(req)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.store.withdrawal(ctx, company, id)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, apperr.NotFound("transferId", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.Status == WithdrawalPending {
+		if w, err = s.decide(ctx, w, decision, reason); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.complete(ctx, w); err != nil {
+		return nil, err
+	}
+	if decisionOf(w.Status) != decision {
+		return nil, decided(w)
+	}
+	return &interchangev1.ConfirmWithdrawalResponse{TransferId: w.TransferID}, nil
+}
+
+// decide takes the decision on a pending withdrawal; a lost race answers the withdrawal as
+// the winner left it.
+func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason string) (Withdrawal, error) {
+	target := WithdrawalDeclined
+	if decision == DecisionAccept {
+		target, reason = WithdrawalAccepted, ""
+		if err := s.funds.withdraw(ctx, w, "hold"); err != nil {
+			return Withdrawal{}, refusal(err)
+		}
+	}
+	next, err := s.store.decide(ctx, w, target, reason)
+	if !errors.Is(err, apperr.ErrConflict) {
+		return next, err
+	}
+	return s.store.withdrawal(ctx, w.CompanyID, w.TransferID)
+}
+
+// complete drives the money step of a decided withdrawal: settle an accepted one's hold,
+// release a declined one's (a hold is asked for first, so only one that exists is released;
+// one that cannot be made was never made).
+func (s *Service) complete(ctx context.Context, w Withdrawal) error {
+	switch w.Status {
+	case WithdrawalAccepted:
+		return refusal(s.funds.withdraw(ctx, w, "settle"))
+	case WithdrawalDeclined:
+		err := s.funds.withdraw(ctx, w, "hold")
+		if neverHeld(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return s.funds.withdraw(ctx, w, "release")
+	}
+	return nil
+}
+
+// refusal turns trading's refusal for lack of funds into the caller's 409.
+func refusal(err error) error {
+	if errors.Is(err, errInsufficient) {
+		return apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
+	}
+	return err
+}

@@ -1,0 +1,123 @@
+package settlement_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/principal"
+)
+
+func TestCreateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	req := valid()
+	first, err := f.svc.CreateSettlement(companyCtx(ztest), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.GetStatus() != settlement.StatusReceived || first.GetSettlementRequestId() != "REQ-1" || len(first.GetSettlementTrackingId()) != 20 {
+		t.Fatalf("first answer %v, want REQ-1 RECEIVED with a STL- tracking id", first)
+	}
+	f.mustAdvance(t, first.GetSettlementTrackingId(), settlement.StatusInitiated, settlement.StatusInitiated)
+	again, err := f.svc.CreateSettlement(companyCtx(ztest), proto.Clone(req).(*interchangev1.CreateSettlementRequest))
+	if err != nil || !proto.Equal(first, again) {
+		t.Errorf("repeat = %v, %v; want the first answer %v", again, err, first)
+	}
+	other := valid()
+	other.Settlements[0].Amount = "1.6"
+	_, err = f.svc.CreateSettlement(companyCtx(ztest), other)
+	wantAppErr(t, err, "ER-104", "header.settlementRequestId")
+	if status.Code(err) != codes.AlreadyExists {
+		t.Errorf("code %s, want AlreadyExists (409)", status.Code(err))
+	}
+	// The request id is scoped to the company: ZACME may use REQ-1 for its own instruction.
+	acme := instruction("REQ-1", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "0.1")})
+	if _, err := f.svc.CreateSettlement(companyCtx(zacme), acme); err != nil {
+		t.Errorf("ZACME's REQ-1: %v", err)
+	}
+}
+
+func TestRacingCreatesStoreOne(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	answers := make(chan string, 20)
+	for range 20 {
+		wg.Go(func() {
+			resp, err := f.svc.CreateSettlement(companyCtx(ztest), valid())
+			if err != nil {
+				t.Errorf("create: %v", err)
+				return
+			}
+			answers <- resp.GetSettlementTrackingId()
+		})
+	}
+	wg.Wait()
+	close(answers)
+	seen := map[string]int{}
+	for id := range answers {
+		seen[id]++
+	}
+	if len(seen) != 1 {
+		t.Errorf("tracking ids %v, want one for all 20 answers", seen)
+	}
+	got, err := f.svc.SearchSettlements(companyCtx(ztest), &interchangev1.SearchSettlementsRequest{})
+	if err != nil || got.GetTotal() != 1 {
+		t.Errorf("search = %v, %v; want one settlement", got, err)
+	}
+}
+
+func TestCreateChecksWallets(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct {
+		name      string
+		leg       *interchangev1.Settlement
+		wantCode  string
+		wantField string
+	}{
+		{"unknown wallet", leg("ZTEST-TW-NOPE000001", "BTC", "BTC", "1"), "ER-102", "settlements[0].counterparty.value"},
+		{"other company's wallet", leg(acmeBTC, "BTC", "BTC", "1"), "ER-102", "settlements[0].counterparty.value"},
+		{"other venue", leg("ZTEST-TW-DERIBIT001", "BTC", "BTC", "1"), "ER-108", "settlements[0].counterparty.value"},
+		{"deactivated", leg("ZTEST-TW-CLOSED0001", "BTC", "BTC", "1"), "ER-113", "settlements[0].counterparty.value"},
+		{"currency of another wallet", leg(ethWallet, "BTC", "BTC", "1"), "ER-108", "settlements[0].currency"},
+	}
+	for i, tt := range tests {
+		req := instruction(fmt.Sprintf("W-%d", i), []*interchangev1.Settlement{tt.leg})
+		_, err := f.svc.CreateSettlement(companyCtx(ztest), req)
+		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
+	}
+}
+
+func TestCallers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	viewer := principal.NewContext(companyCtx(ztest), principal.Principal{Kind: principal.KindUser, CompanyID: ztest, Roles: []string{principal.RoleViewer}})
+	if _, err := f.svc.CreateSettlement(viewer, valid()); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("viewer create = %v, want PermissionDenied", err)
+	}
+	if _, err := f.svc.SearchSettlements(viewer, &interchangev1.SearchSettlementsRequest{}); err != nil {
+		t.Errorf("viewer search = %v, want allowed", err)
+	}
+	if _, err := f.svc.CreateSettlement(engineCtx(), valid()); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("engine create = %v, want PermissionDenied", err)
+	}
+	req := &interchangev1.AdvanceSettlementRequest{SettlementTrackingId: "STL-X", ToStatus: settlement.StatusInitiated}
+	impostor := principal.NewContext(companyCtx(ztest), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine", Issuer: "interchange"})
+	for name, ctx := range map[string]context.Context{"company": companyCtx(ztest), "impostor": impostor} {
+		if _, err := f.engine.AdvanceSettlement(ctx, req); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("%s: AdvanceSettlement = %v, want PermissionDenied", name, err)
+		}
+		if _, err := f.engine.CreateWithdrawal(ctx, &interchangev1.CreateWithdrawalRequest{}); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("%s: CreateWithdrawal = %v, want PermissionDenied", name, err)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package settlement
+
+import (
+	"context"
+	"slices"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/apperr"
+)
+
+// engine implements interchangev1.SettlementEngineServiceServer for the settlement engine.
+type engine struct {
+	interchangev1.UnimplementedSettlementEngineServiceServer
+	svc *Service
+}
+
+var _ interchangev1.SettlementEngineServiceServer = engine{}
+
+// AdvanceSettlement moves a settlement along DESIGN.md §7's state machine. Asking for PAY_IN
+// without the funds answers SETTLEMENT_AWAITING_FUNDS; an illegal transition, a transition in
+// progress and a lost race are 409 (ER-409).
+func (e engine) AdvanceSettlement(ctx context.Context, req *interchangev1.AdvanceSettlementRequest) (*interchangev1.AdvanceSettlementResponse, error) {
+	if err := requireEngine(ctx); err != nil {
+		return nil, err
+	}
+	to, reason := req.GetToStatus(), req.GetReason()
+	switch {
+	case req.GetSettlementTrackingId() == "":
+		return nil, apperr.Missing("settlementTrackingId")
+	case to == "":
+		return nil, apperr.Missing("toStatus")
+	case !slices.Contains(Statuses(), to):
+		return nil, apperr.Invalid(apperr.CodeFormat, "toStatus", "toStatus must be one of %v, got %q", Statuses(), to)
+	case reason == "" && (to == StatusRejected || to == StatusFailed):
+		return nil, apperr.Missing("reason")
+	case len(reason) > MaxReasonLength:
+		return nil, apperr.Invalid(apperr.CodeLength, "reason", "reason must be at most %d characters", MaxReasonLength)
+	}
+	s, err := e.svc.advance(ctx, req.GetSettlementTrackingId(), to, reason)
+	if err != nil {
+		return nil, err
+	}
+	return &interchangev1.AdvanceSettlementResponse{SettlementTrackingId: s.TrackingID, Status: s.Status}, nil
+}
+
+// CreateWithdrawal records a pending withdrawal from a company's trading wallet; it is
+// idempotent by transferId (the same withdrawal again answers its current status, another
+// one under the same id is 409 ER-104).
+func (e engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateWithdrawalRequest) (*interchangev1.CreateWithdrawalResponse, error) {
+	if err := requireEngine(ctx); err != nil {
+		return nil, err
+	}
+	w, err := ParseWithdrawal(req)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := e.svc.createWithdrawal(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return &interchangev1.CreateWithdrawalResponse{TransferId: stored.TransferID, Status: stored.Status}, nil
+}

@@ -1,0 +1,96 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+
+	commonv1 "github.com/zcustody/suite/proto/common/v1"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/apitime"
+	"github.com/zcustody/suite/services/internal/page"
+)
+
+// GetSettlementStatus serves the status extension: the caller's settlement by the venue's
+// request id (another company's is 404 ER-102).
+func (s *Service) GetSettlementStatus(ctx context.Context, req *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error) {
+	company, err := companyCaller(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetSettlementRequestId() == "" {
+		return nil, apperr.Missing("settlementRequestId")
+	}
+	st, err := s.store.settlementByRequest(ctx, company, req.GetSettlementRequestId())
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, apperr.NotFound("settlementRequestId", req.GetSettlementRequestId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &interchangev1.GetSettlementStatusResponse{SettlementRequestId: st.RequestID, SettlementTrackingId: st.TrackingID,
+		Status: st.Status, Errors: errorsOf(st)}, nil
+}
+
+// SearchSettlements serves the search extension: the caller's settlements, filtered (values
+// OR-ed within a filter, filters AND-ed, exact), paged and sorted by id (the venue's request
+// id), createdAt or updatedAt.
+func (s *Service) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
+	company, err := companyCaller(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.PaginationLimit, req.PaginationOffset, req.GetSort(), "id", "createdAt", "updatedAt")
+	if err != nil {
+		return nil, err
+	}
+	f := Filter{CompanyID: company, Page: pg}
+	for _, field := range []struct {
+		name    string
+		values  []string
+		dst     *[]string
+		allowed []string
+	}{
+		{"settlementRequestIds", req.GetSettlementRequestIds(), &f.RequestIDs, nil},
+		{"settlementTrackingIds", req.GetSettlementTrackingIds(), &f.TrackingIDs, nil},
+		{"statuses", req.GetStatuses(), &f.Statuses, Statuses()},
+		{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil},
+	} {
+		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
+			return nil, err
+		}
+	}
+	items, total, err := s.store.search(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	resp := &interchangev1.SearchSettlementsResponse{Total: int32(total), Items: make([]*interchangev1.SettlementRecord, 0, len(items))}
+	for _, st := range items {
+		resp.Items = append(resp.Items, recordProto(st))
+	}
+	return resp, nil
+}
+
+// errorsOf is the errors object of a settlement: the reason of a rejected or failed one.
+func errorsOf(s Settlement) *commonv1.ErrorObject {
+	if s.Status != StatusRejected && s.Status != StatusFailed {
+		return nil
+	}
+	return &commonv1.ErrorObject{Message: s.Reason, Code: apperr.CodeConflict}
+}
+
+func recordProto(s Settlement) *interchangev1.SettlementRecord {
+	out := &interchangev1.SettlementRecord{SettlementRequestId: s.RequestID, SettlementTrackingId: s.TrackingID, Status: s.Status,
+		VenueId: s.VenueID, CompanyId: s.CompanyID, Errors: errorsOf(s), CreatedAt: apitime.Format(s.CreatedAt),
+		UpdatedAt: apitime.Format(s.UpdatedAt), Settlements: make([]*interchangev1.Settlement, 0, len(s.Legs)),
+		NetSettlements: make([]*interchangev1.NetSettlement, 0, len(s.Nets))}
+	for _, l := range s.Legs {
+		out.Settlements = append(out.Settlements, &interchangev1.Settlement{
+			Counterparty: &interchangev1.Counterparty{Type: CounterpartyWallet, Value: l.WalletID}, Currency: l.Currency,
+			Ledger: l.Ledger, Amount: l.Amount, ExternalSettlementId: l.ExternalID, ExecutionDate: l.ExecutionDate})
+	}
+	for _, n := range s.Nets {
+		out.NetSettlements = append(out.NetSettlements, &interchangev1.NetSettlement{Currency: n.Currency, Ledger: n.Ledger, Amount: n.Amount})
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/page"
+	"github.com/zcustody/suite/services/mongodb"
+)
+
+const (
+	colSettlements = "settlements"
+	colWithdrawals = "withdrawals"
+)
+
+// store is the settlement side's MongoDB repository. Every change is one conditional update
+// of one document guarded by its status and version.
+type store struct {
+	db  *mongo.Database
+	now func() time.Time
+}
+
+// ensureIndexes creates the indexes, one per command (FerretDB 1.24 drops the connection
+// when one command names two existing indexes).
+func (st store) ensureIndexes(ctx context.Context) error {
+	indexes := map[string][]mongo.IndexModel{
+		colSettlements: {
+			// _id is <companyId>:<settlementRequestId>: the idempotency key of endpoint 3.
+			{Keys: bson.D{{Key: "trackingId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("tracking")},
+			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
+			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
+		},
+		colWithdrawals: {
+			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
+		},
+	}
+	for col, models := range indexes {
+		for _, m := range models {
+			if _, err := st.db.Collection(col).Indexes().CreateOne(ctx, m); err != nil {
+				return fmt.Errorf("create index of %s: %w", col, err)
+			}
+		}
+	}
+	return nil
+}
+
+func settlementKey(companyID, requestID string) string { return companyID + ":" + requestID }
+
+func (st store) stamp() time.Time { return st.now().UTC().Truncate(time.Millisecond) }
+
+// insertSettlement stores s unless its company already holds its request id; it returns the
+// settlement stored under that key and whether this call stored it.
+func (st store) insertSettlement(ctx context.Context, s Settlement) (Settlement, bool, error) {
+	_, err := st.db.Collection(colSettlements).InsertOne(ctx, toSettlementDoc(s))
+	if err == nil {
+		return s, true, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
+	}
+	stored, err := st.settlementByRequest(ctx, s.CompanyID, s.RequestID)
+	return stored, false, err
+}
+
+// settlementByRequest returns the company's settlement with the venue's request id, or
+// apperr.ErrNotFound.
+func (st store) settlementByRequest(ctx context.Context, companyID, requestID string) (Settlement, error) {
+	return st.findSettlement(ctx, bson.D{{Key: "_id", Value: settlementKey(companyID, requestID)}})
+}
+
+// settlementByTracking returns the settlement with the tracking id, or apperr.ErrNotFound.
+func (st store) settlementByTracking(ctx context.Context, trackingID string) (Settlement, error) {
+	return st.findSettlement(ctx, bson.D{{Key: "trackingId", Value: trackingID}})
+}
+
+func (st store) findSettlement(ctx context.Context, filter bson.D) (Settlement, error) {
+	var doc settlementDoc
+	err := st.db.Collection(colSettlements).FindOne(ctx, filter).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Settlement{}, fmt.Errorf("settlement: %w", apperr.ErrNotFound)
+	}
+	if err != nil {
+		return Settlement{}, fmt.Errorf("find settlement: %w", err)
+	}
+	return doc.settlement(), nil
+}
+
+// claim records p as s's pending transition (and openHolds), if s is unchanged since read.
+func (st store) claim(ctx context.Context, s Settlement, p Pending, openHolds string) (Settlement, error) {
+	return st.update(ctx, s, bson.D{{Key: "pending", Value: pendingDoc(p)}, {Key: "openHolds", Value: openHolds}}, nil)
+}
+
+// finish ends s's pending transition at status, recording the step in the history.
+func (st store) finish(ctx context.Context, s Settlement, status, openHolds, reason string) (Settlement, error) {
+	set := bson.D{{Key: "status", Value: status}, {Key: "pending", Value: nil}, {Key: "openHolds", Value: openHolds}}
+	if status == StatusRejected || status == StatusFailed {
+		set = append(set, bson.E{Key: "reason", Value: reason})
+	}
+	step := stepDoc{From: s.Status, To: status, Reason: reason, At: st.stamp()}
+	return st.update(ctx, s, set, bson.D{{Key: "history", Value: step}})
+}
+
+// update sets set (and pushes push) on s if its status and version are still those read,
+// bumping the version and updatedAt; a changed settlement is apperr.ErrConflict.
+func (st store) update(ctx context.Context, s Settlement, set, push bson.D) (Settlement, error) {
+	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "status", Value: s.Status}, {Key: "version", Value: s.Version}}
+	change := bson.D{
+		{Key: "$set", Value: append(set, bson.E{Key: "updatedAt", Value: st.stamp()})},
+		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+	}
+	if len(push) > 0 {
+		change = append(change, bson.E{Key: "$push", Value: push})
+	}
+	var doc settlementDoc
+	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Settlement{}, fmt.Errorf("update settlement %s version %d: %w", s.TrackingID, s.Version, apperr.ErrConflict)
+	}
+	if err != nil {
+		return Settlement{}, fmt.Errorf("update settlement %s: %w", s.TrackingID, err)
+	}
+	return doc.settlement(), nil
+}
+
+// Filter is a validated settlement search, always scoped to CompanyID.
+type Filter struct {
+	CompanyID   string
+	RequestIDs  []string
+	TrackingIDs []string
+	Statuses    []string
+	VenueIDs    []string
+	Page        page.Page
+}
+
+var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}
+
+// search returns one page of the company's settlements matching f and the number of all
+// matches: one find and one count.
+func (st store) search(ctx context.Context, f Filter) ([]Settlement, int64, error) {
+	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	and = mongodb.AppendIn(and, "settlementRequestId", f.RequestIDs)
+	and = mongodb.AppendIn(and, "trackingId", f.TrackingIDs)
+	and = mongodb.AppendIn(and, "status", f.Statuses)
+	and = mongodb.AppendIn(and, "venueId", f.VenueIDs)
+	filter := mongodb.And(and)
+	dir := 1
+	if f.Page.Desc {
+		dir = -1
+	}
+	sort := bson.D{{Key: sortFields[f.Page.SortBy], Value: dir}}
+	if f.Page.SortBy != "id" {
+		sort = append(sort, bson.E{Key: "_id", Value: dir})
+	}
+	col := st.db.Collection(colSettlements)
+	cur, err := col.Find(ctx, filter, options.Find().SetSort(sort).SetSkip(f.Page.Offset).SetLimit(f.Page.Limit))
+	if err != nil {
+		return nil, 0, fmt.Errorf("find settlements: %w", err)
+	}
+	var docs []settlementDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, 0, fmt.Errorf("read settlements: %w", err)
+	}
+	total, err := col.CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count settlements: %w", err)
+	}
+	out := make([]Settlement, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.settlement())
+	}
+	return out, total, nil
+}

@@ -1,0 +1,121 @@
+package settlement
+
+import "time"
+
+// BSON forms of the settlement types. Each nested doc has exactly its domain type's fields
+// (Go converts between them), with explicit names; amounts are canonical decimal strings.
+
+type addressDoc struct {
+	Address        string `bson:"address"`
+	Ledger         string `bson:"ledger"`
+	DestinationTag int64  `bson:"destinationTag"`
+	Memo           string `bson:"memo"`
+}
+
+type legDoc struct {
+	WalletID      string `bson:"walletId"`
+	Currency      string `bson:"currency"`
+	Ledger        string `bson:"ledger"`
+	Amount        string `bson:"amount"`
+	ExternalID    string `bson:"externalSettlementId"`
+	ExecutionDate string `bson:"executionDate"`
+}
+
+type netDoc struct {
+	Currency string `bson:"currency"`
+	Ledger   string `bson:"ledger"`
+	Amount   string `bson:"amount"`
+}
+
+type obligationDoc struct {
+	Key       string `bson:"key"`
+	WalletID  string `bson:"walletId"`
+	Currency  string `bson:"currency"`
+	Amount    string `bson:"amount"`
+	Direction string `bson:"direction"`
+}
+
+type pendingDoc struct {
+	From       string    `bson:"from"`
+	To         string    `bson:"to"`
+	Reason     string    `bson:"reason"`
+	LeaseUntil time.Time `bson:"leaseUntil"`
+}
+
+type stepDoc struct {
+	From   string    `bson:"from"`
+	To     string    `bson:"to"`
+	Reason string    `bson:"reason"`
+	At     time.Time `bson:"at"`
+}
+
+type settlementDoc struct {
+	ID               string          `bson:"_id"` // <companyId>:<settlementRequestId>
+	TrackingID       string          `bson:"trackingId"`
+	RequestID        string          `bson:"settlementRequestId"`
+	CompanyID        string          `bson:"companyId"`
+	VenueID          string          `bson:"venueId"`
+	HeaderStatus     string          `bson:"headerStatus"`
+	HeaderErrors     string          `bson:"headerErrors"`
+	RequestDateTime  string          `bson:"requestDateTime"`
+	InstructionCount int32           `bson:"instructionCount"`
+	Addresses        []addressDoc    `bson:"receivableAddresses"`
+	Legs             []legDoc        `bson:"settlements"`
+	Nets             []netDoc        `bson:"netSettlements"`
+	Obligations      []obligationDoc `bson:"obligations"`
+	BodyHash         string          `bson:"bodyHash"`
+	Status           string          `bson:"status"`
+	Version          int64           `bson:"version"`
+	Pending          *pendingDoc     `bson:"pending"`
+	OpenHolds        string          `bson:"openHolds"`
+	Reason           string          `bson:"reason"`
+	History          []stepDoc       `bson:"history"`
+	CreatedAt        time.Time       `bson:"createdAt"`
+	UpdatedAt        time.Time       `bson:"updatedAt"`
+}
+
+// convert maps a slice element by element (never nil, so BSON stores an empty array).
+func convert[S, D any](in []S, f func(S) D) []D {
+	out := make([]D, 0, len(in))
+	for _, v := range in {
+		out = append(out, f(v))
+	}
+	return out
+}
+
+func toSettlementDoc(s Settlement) settlementDoc {
+	d := settlementDoc{ID: settlementKey(s.CompanyID, s.RequestID), TrackingID: s.TrackingID, RequestID: s.RequestID,
+		CompanyID: s.CompanyID, VenueID: s.VenueID, HeaderStatus: s.HeaderStatus, HeaderErrors: s.HeaderErrors,
+		RequestDateTime: s.RequestDateTime, InstructionCount: s.InstructionCount,
+		Addresses:   convert(s.Addresses, func(a Address) addressDoc { return addressDoc(a) }),
+		Legs:        convert(s.Legs, func(l Leg) legDoc { return legDoc(l) }),
+		Nets:        convert(s.Nets, func(n Net) netDoc { return netDoc(n) }),
+		Obligations: convert(s.Obligations, func(o Obligation) obligationDoc { return obligationDoc(o) }),
+		BodyHash:    s.BodyHash, Status: s.Status, Version: s.Version, OpenHolds: s.OpenHolds, Reason: s.Reason,
+		History:   convert(s.History, func(h Step) stepDoc { return stepDoc(h) }),
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+	if s.Pending != nil {
+		p := pendingDoc(*s.Pending)
+		d.Pending = &p
+	}
+	return d
+}
+
+func (d settlementDoc) settlement() Settlement {
+	s := Settlement{TrackingID: d.TrackingID, RequestID: d.RequestID, CompanyID: d.CompanyID, VenueID: d.VenueID,
+		HeaderStatus: d.HeaderStatus, HeaderErrors: d.HeaderErrors, RequestDateTime: d.RequestDateTime,
+		InstructionCount: d.InstructionCount,
+		Addresses:        convert(d.Addresses, func(a addressDoc) Address { return Address(a) }),
+		Legs:             convert(d.Legs, func(l legDoc) Leg { return Leg(l) }),
+		Nets:             convert(d.Nets, func(n netDoc) Net { return Net(n) }),
+		Obligations:      convert(d.Obligations, func(o obligationDoc) Obligation { return Obligation(o) }),
+		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, OpenHolds: d.OpenHolds, Reason: d.Reason,
+		History:   convert(d.History, func(h stepDoc) Step { return Step(h) }),
+		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
+	if d.Pending != nil {
+		p := Pending(*d.Pending)
+		p.LeaseUntil = p.LeaseUntil.UTC()
+		s.Pending = &p
+	}
+	return s
+}

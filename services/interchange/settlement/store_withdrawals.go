@@ -1,0 +1,93 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+)
+
+type withdrawalDoc struct {
+	TransferID         string    `bson:"_id"`
+	CompanyID          string    `bson:"companyId"`
+	WalletID           string    `bson:"walletId"`
+	Currency           string    `bson:"currency"`
+	Amount             string    `bson:"amount"`
+	DestinationAddress string    `bson:"destinationAddress"`
+	Status             string    `bson:"status"`
+	Reason             string    `bson:"reason"`
+	Version            int64     `bson:"version"`
+	CreatedAt          time.Time `bson:"createdAt"`
+	UpdatedAt          time.Time `bson:"updatedAt"`
+	DecidedAt          time.Time `bson:"decidedAt"`
+}
+
+func (d withdrawalDoc) withdrawal() Withdrawal {
+	w := Withdrawal(d)
+	w.CreatedAt, w.UpdatedAt, w.DecidedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), d.DecidedAt.UTC()
+	return w
+}
+
+// insertWithdrawal stores w unless its transfer id is taken; it returns the withdrawal
+// stored under the id.
+func (st store) insertWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+	col := st.db.Collection(colWithdrawals)
+	if _, err := col.InsertOne(ctx, withdrawalDoc(w)); err != nil && !mongo.IsDuplicateKeyError(err) {
+		return Withdrawal{}, fmt.Errorf("insert withdrawal %s: %w", w.TransferID, err)
+	}
+	var doc withdrawalDoc
+	if err := col.FindOne(ctx, bson.D{{Key: "_id", Value: w.TransferID}}).Decode(&doc); err != nil {
+		return Withdrawal{}, fmt.Errorf("read withdrawal %s: %w", w.TransferID, err)
+	}
+	return doc.withdrawal(), nil
+}
+
+// withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also when it belongs
+// to another company).
+func (st store) withdrawal(ctx context.Context, companyID, transferID string) (Withdrawal, error) {
+	var doc withdrawalDoc
+	err := st.db.Collection(colWithdrawals).FindOne(ctx, bson.D{{Key: "_id", Value: transferID}, {Key: "companyId", Value: companyID}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Withdrawal{}, fmt.Errorf("withdrawal %s: %w", transferID, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return Withdrawal{}, fmt.Errorf("find withdrawal %s: %w", transferID, err)
+	}
+	return doc.withdrawal(), nil
+}
+
+// decide records the decision on a pending withdrawal, if it is unchanged since read; a
+// changed one is apperr.ErrConflict.
+func (st store) decide(ctx context.Context, w Withdrawal, status, reason string) (Withdrawal, error) {
+	now := st.stamp()
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: WithdrawalPending}, {Key: "version", Value: w.Version}}
+	update := bson.D{
+		{Key: "$set", Value: bson.D{{Key: "status", Value: status}, {Key: "reason", Value: reason}, {Key: "decidedAt", Value: now}, {Key: "updatedAt", Value: now}}},
+		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+	}
+	var doc withdrawalDoc
+	err := st.db.Collection(colWithdrawals).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, apperr.ErrConflict)
+	}
+	if err != nil {
+		return Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
+	}
+	return doc.withdrawal(), nil
+}
+
+// PutWithdrawal creates or replaces a withdrawal as a whole (demo data; the settlement engine
+// goes through CreateWithdrawal).
+func PutWithdrawal(ctx context.Context, db *mongo.Database, w Withdrawal) error {
+	_, err := db.Collection(colWithdrawals).ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.TransferID}}, withdrawalDoc(w), options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("put withdrawal %s: %w", w.TransferID, err)
+	}
+	return nil
+}

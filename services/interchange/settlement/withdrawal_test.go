@@ -1,0 +1,180 @@
+package settlement_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/interchange/settlement"
+)
+
+const btcAddress = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+
+func withdrawal(id, amount string) *interchangev1.CreateWithdrawalRequest {
+	return &interchangev1.CreateWithdrawalRequest{TransferId: id, CompanyId: ztest, WalletId: btcWallet, Currency: "BTC",
+		Amount: amount, DestinationAddress: btcAddress}
+}
+
+func (f fixture) withdraw(t *testing.T, req *interchangev1.CreateWithdrawalRequest) {
+	t.Helper()
+	resp, err := f.engine.CreateWithdrawal(engineCtx(), req)
+	if err != nil || resp.GetStatus() != settlement.WithdrawalPending || resp.GetTransferId() != req.GetTransferId() {
+		t.Fatalf("CreateWithdrawal = %v, %v; want %s pending", resp, err, req.GetTransferId())
+	}
+}
+
+func confirm(f fixture, ctx context.Context, id, decision, reason string) error {
+	resp, err := f.svc.ConfirmWithdrawal(ctx, &interchangev1.ConfirmWithdrawalRequest{TransferId: id, WithdrawalConfirmation: decision, Reason: reason})
+	if err == nil && resp.GetTransferId() != id {
+		return status.Errorf(codes.Internal, "answer %v names another transfer", resp)
+	}
+	return err
+}
+
+func TestCreateWithdrawal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.withdraw(t, withdrawal("WD-1", "0.5"))
+	f.withdraw(t, withdrawal("WD-1", "0.5")) // the same again
+	_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawal("WD-1", "0.6"))
+	wantAppErr(t, err, "ER-104", "transferId")
+	with := func(change func(r *interchangev1.CreateWithdrawalRequest)) *interchangev1.CreateWithdrawalRequest {
+		r := withdrawal("WD-2", "1")
+		change(r)
+		return r
+	}
+	tests := []struct {
+		name      string
+		give      *interchangev1.CreateWithdrawalRequest
+		wantCode  string
+		wantField string
+	}{
+		{"no transfer", with(func(r *interchangev1.CreateWithdrawalRequest) { r.TransferId = "" }), "ER-101", "transferId"},
+		{"transfer format", with(func(r *interchangev1.CreateWithdrawalRequest) { r.TransferId = "WD 2" }), "ER-108", "transferId"},
+		{"no company", with(func(r *interchangev1.CreateWithdrawalRequest) { r.CompanyId = "" }), "ER-101", "companyId"},
+		{"wallet of another company", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = acmeBTC }), "ER-108", "walletId"},
+		{"venue wallet", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "BYBIT-ISW-BTC" }), "ER-108", "walletId"},
+		{"currency", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Currency = "DOGE" }), "ER-111", "currency"},
+		{"amount", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Amount = "0" }), "ER-108", "amount"},
+		{"no address", with(func(r *interchangev1.CreateWithdrawalRequest) { r.DestinationAddress = "" }), "ER-101", "destinationAddress"},
+		{"address of another ledger", with(func(r *interchangev1.CreateWithdrawalRequest) {
+			r.DestinationAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
+		}), "ER-108", "destinationAddress"},
+	}
+	for _, tt := range tests {
+		_, err := f.engine.CreateWithdrawal(engineCtx(), tt.give)
+		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
+	}
+}
+
+func TestConfirmWithdrawal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(ztest, btcWallet, "1")
+	f.withdraw(t, withdrawal("WD-A", "0.25"))
+	f.withdraw(t, withdrawal("WD-D", "0.5"))
+	f.withdraw(t, withdrawal("WD-BIG", "2"))
+	ctx := companyCtx(ztest)
+	checks := []struct {
+		name, id, decision, reason string
+		want                       codes.Code
+	}{
+		{"accept", "WD-A", "ACCEPT", "", codes.OK},
+		{"accept again", "WD-A", "ACCEPT", "", codes.OK},
+		{"decline an accepted one", "WD-A", "DECLINE", "changed my mind", codes.Aborted},
+		{"decline without reason", "WD-D", "DECLINE", "", codes.InvalidArgument},
+		{"unknown decision", "WD-D", "REJECT", "x", codes.InvalidArgument},
+		{"decline", "WD-D", "DECLINE", "wrong address", codes.OK},
+		{"decline again", "WD-D", "DECLINE", "another reason", codes.OK},
+		{"accept a declined one", "WD-D", "ACCEPT", "", codes.Aborted},
+		{"accept beyond the funds", "WD-BIG", "ACCEPT", "", codes.Aborted},
+		{"unknown transfer", "WD-NONE", "ACCEPT", "", codes.NotFound},
+	}
+	for _, c := range checks {
+		if err := confirm(f, ctx, c.id, c.decision, c.reason); status.Code(err) != c.want {
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+	if err := confirm(f, companyCtx(zacme), "WD-BIG", "DECLINE", "not mine"); status.Code(err) != codes.NotFound {
+		t.Errorf("ZACME confirms ZTEST's transfer: %v, want NotFound", err)
+	}
+	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.75", "0.75", "0"} {
+		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
+	}
+	f.ledger.fund(ztest, btcWallet, "3")
+	if err := confirm(f, ctx, "WD-BIG", "ACCEPT", ""); err != nil {
+		t.Errorf("accept once funded: %v", err)
+	}
+	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC = %v, want 2 of 3 gone", got)
+	}
+}
+
+// TestRacingDecisions: concurrent ACCEPTs and DECLINEs of one transfer take one decision,
+// every call of that decision succeeds, and the funds end exactly as that decision says.
+func TestRacingDecisions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(ztest, btcWallet, "1")
+	f.withdraw(t, withdrawal("WD-RACE", "0.4"))
+	var wg sync.WaitGroup
+	results := make(chan string, 20)
+	for i := range 20 {
+		decision := []string{"ACCEPT", "DECLINE"}[i%2]
+		wg.Go(func() {
+			err := confirm(f, companyCtx(ztest), "WD-RACE", decision, "race")
+			switch status.Code(err) {
+			case codes.OK:
+				results <- decision
+			case codes.Aborted:
+			default:
+				t.Errorf("%s: %v", decision, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(results)
+	won := map[string]int{}
+	for d := range results {
+		won[d]++
+	}
+	if len(won) != 1 {
+		t.Fatalf("decisions that succeeded: %v, want one decision", won)
+	}
+	want := [3]string{"1", "1", "0"}
+	if won["ACCEPT"] > 0 {
+		want = [3]string{"0.6", "0.6", "0"}
+	}
+	if got := f.ledger.get(ztest, btcWallet); got != want {
+		t.Errorf("client BTC after %v = %v, want %v", won, got, want)
+	}
+	if won["ACCEPT"] != 10 && won["DECLINE"] != 10 {
+		t.Errorf("%v: every call of the winning decision should succeed", won)
+	}
+}
+
+func TestDeclineCompletesAnInterruptedAccept(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(ztest, btcWallet, "1")
+	f.withdraw(t, withdrawal("WD-INT", "0.4"))
+	f.ledger.fail = failOnce("WD:WD-INT:settle", status.Error(codes.Unavailable, "down"))
+	if err := confirm(f, companyCtx(ztest), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
+		t.Fatalf("accept with trading down: %v, want Unavailable", err)
+	}
+	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.6", "1", "0.4"} {
+		t.Errorf("client BTC = %v, want 0.4 held", got)
+	}
+	err := confirm(f, companyCtx(ztest), "WD-INT", "DECLINE", "late")
+	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "ACCEPTED") {
+		t.Errorf("decline of an accepted transfer: %v, want 409 already ACCEPTED", err)
+	}
+	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.6", "0.6", "0"} {
+		t.Errorf("client BTC = %v, want the accepted 0.4 gone", got)
+	}
+}

@@ -1,0 +1,24 @@
+package server
+
+import (
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/internal/authz"
+	"github.com/zcustody/suite/services/internal/plugin"
+)
+
+// Policy is who may call each of trading's gRPC methods (authz): the wallet search by any
+// caller of a company (endpoint 2 sends submitter-id; interchange checks settlement wallets
+// with the company-level caller's own forwarded principal), the vault-address search
+// (endpoint 7) by a company's API users, balance
+// movements by interchange, prices by the settlement engine, the plugin API by the service desk.
+func Policy() authz.Policy {
+	return authz.Policy{
+		tradingv1.TradingService_SearchWallets_FullMethodName:       authz.Anyone,
+		tradingv1.TradingService_ListVaultAddresses_FullMethodName:  authz.Users,
+		tradingv1.TradingLedgerService_ApplyMovement_FullMethodName: authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_SetPrices_FullMethodName:     authz.System(PriceSystem),
+		pluginv1.PluginService_Validate_FullMethodName:              authz.System(plugin.ServicedeskSystem),
+		pluginv1.PluginService_Execute_FullMethodName:               authz.System(plugin.ServicedeskSystem),
+	}
+}
