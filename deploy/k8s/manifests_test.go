@@ -7,7 +7,9 @@ package k8s_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -34,34 +36,45 @@ const (
 // wantDeployments are the six binaries of the suite, one Deployment each.
 var wantDeployments = []string{"compliance", "custody", "gateway", "interchange", "servicedesk", "trading"}
 
+// trustList is INTERNAL_PUBLIC_KEYS of every service: the internal issuers
+// besides the gateway (wantInternalIssuers), sorted, each a key of the
+// internal-public-keys Secret mounted at /etc/suite/internal.
+const trustList = "custody=/etc/suite/internal/custody.pem," +
+	"interchange=/etc/suite/internal/interchange.pem," +
+	"servicedesk=/etc/suite/internal/servicedesk.pem," +
+	"settlement-engine=/etc/suite/internal/settlement-engine.pem"
+
 // wantKeyEnv are the key settings of each Deployment, and no others (see
-// keyEnv): the gateway signs as the principal, the services trust it and the
-// service desk, which signs its own calls, and trading signs addresses.
+// keyEnv): the gateway signs as the principal; the services trust it and the
+// internal issuers; servicedesk, interchange and custody sign their own calls
+// under their own names; trading signs addresses.
 var wantKeyEnv = map[string]map[string]string{
 	"gateway": {
 		"PRINCIPAL_PRIVATE_KEY_FILE": "/etc/suite/principal/private.pem",
 	},
 	"servicedesk": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
-		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
 		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/servicedesk/private.pem",
 	},
 	"trading": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
-		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
 		"OPERATOR_PRIVATE_KEY_FILE": "/etc/suite/operator/private.pem",
 	},
 	"interchange": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
-		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
+		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/interchange/private.pem",
 	},
 	"custody": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
-		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
+		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/custody/private.pem",
 	},
 	"compliance": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
-		"INTERNAL_PUBLIC_KEYS":      "servicedesk=/etc/suite/internal/servicedesk.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
 	},
 }
 
@@ -84,9 +97,13 @@ func TestManifests(t *testing.T) {
 	tests := []struct {
 		give         string
 		wantReplicas int32
+		// wantProduction is PRODUCTION as every Deployment sees it: base is
+		// production-like (demo keys refused), the local overlay deploys the
+		// example secrets and must accept them.
+		wantProduction string
 	}{
-		{give: "base", wantReplicas: 2},
-		{give: "overlays/local", wantReplicas: 1},
+		{give: "base", wantReplicas: 2, wantProduction: "true"},
+		{give: "overlays/local", wantReplicas: 1, wantProduction: "false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
@@ -96,6 +113,7 @@ func TestManifests(t *testing.T) {
 			t.Run("keypairs", func(t *testing.T) { checkKeypairs(t, r) })
 			t.Run("secret readers", func(t *testing.T) { checkSecretReaders(t, r) })
 			t.Run("trust", func(t *testing.T) { checkTrust(t, r) })
+			t.Run("production", func(t *testing.T) { checkSetting(t, r, "PRODUCTION", tt.wantProduction) })
 			for _, d := range r.deployments {
 				t.Run("Deployment/"+d.Name, func(t *testing.T) { checkDeployment(t, r, d, tt.wantReplicas) })
 			}
@@ -267,6 +285,21 @@ func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas
 	if diff := cmp.Diff(wantKeyEnv[d.Name], keyEnv(app)); diff != "" {
 		t.Errorf("%s: key settings mismatch (-want +got):\n%s", owner, diff)
 	}
+	if d.Name == "gateway" {
+		// The gateway refuses to start when an entry is not a CIDR.
+		proxies, _, err := effectiveEnv(r, app, "TRUSTED_PROXIES")
+		if err != nil {
+			t.Errorf("%s: TRUSTED_PROXIES: %v", owner, err)
+		}
+		for entry := range strings.SplitSeq(proxies, ",") {
+			if entry = strings.TrimSpace(entry); entry == "" {
+				continue
+			}
+			if _, err := netip.ParsePrefix(entry); err != nil {
+				t.Errorf("%s: TRUSTED_PROXIES entry %q: want a CIDR: %v", owner, entry, err)
+			}
+		}
+	}
 }
 
 // keyEnv returns the container's key settings: the variables named *_KEY_FILE
@@ -279,6 +312,64 @@ func keyEnv(c corev1.Container) map[string]string {
 		}
 	}
 	return env
+}
+
+// checkSetting asserts that every Deployment's container sees the variable
+// name with the value want, whether it comes from its env or its envFrom.
+func checkSetting(t *testing.T, r rendered, name, want string) {
+	for _, d := range r.deployments {
+		got, from, err := effectiveEnv(r, d.Spec.Template.Spec.Containers[0], name)
+		switch {
+		case err != nil:
+			t.Errorf("Deployment %s: %s: %v", d.Name, name, err)
+		case from == "":
+			t.Errorf("Deployment %s: %s is not set, want %q", d.Name, name, want)
+		case got != want:
+			t.Errorf("Deployment %s: %s = %q (from %s), want %q", d.Name, name, got, from, want)
+		}
+	}
+}
+
+// effectiveEnv returns the value of the variable name in container c as the
+// kubelet sets it, and where it comes from ("" when unset): an env entry wins
+// over envFrom, and among envFrom sources the last one that has the key.
+// Values from Secrets, or from references this test does not follow, are an
+// error: the settings it checks are plain configuration.
+func effectiveEnv(r rendered, c corev1.Container, name string) (value, from string, err error) {
+	for _, e := range slices.Backward(c.Env) {
+		if e.Name != name {
+			continue
+		}
+		if e.ValueFrom != nil {
+			return "", "env", errors.New("set from a reference, want a literal value")
+		}
+		return e.Value, "env", nil
+	}
+	for _, src := range slices.Backward(c.EnvFrom) {
+		key, ok := strings.CutPrefix(name, src.Prefix)
+		if !ok {
+			continue
+		}
+		switch {
+		case src.ConfigMapRef != nil:
+			cm := findConfigMap(r, src.ConfigMapRef.Name)
+			if cm == nil {
+				return "", "", fmt.Errorf("envFrom ConfigMap %q not found", src.ConfigMapRef.Name)
+			}
+			if v, ok := cm.Data[key]; ok {
+				return v, "ConfigMap " + cm.Name, nil
+			}
+		case src.SecretRef != nil:
+			s := findSecret(r, src.SecretRef.Name)
+			if s == nil {
+				return "", "", fmt.Errorf("envFrom Secret %q not found", src.SecretRef.Name)
+			}
+			if _, ok := s.Data[key]; ok {
+				return "", "Secret " + s.Name, errors.New("set from a Secret, want plain configuration")
+			}
+		}
+	}
+	return "", "", nil
 }
 
 func checkStatefulSet(t *testing.T, r rendered, s appsv1.StatefulSet) {

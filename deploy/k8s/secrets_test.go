@@ -18,16 +18,30 @@ import (
 )
 
 // services are the five gRPC services: they trust the gateway's principal key
-// and the service desk's internal identity.
+// and every internal issuer's key.
 var services = []string{"compliance", "custody", "interchange", "servicedesk", "trading"}
+
+// wantSigners are the issuers whose private key is deployed, each in the
+// Deployment named like it (an internal system's issuer is its name), the
+// gateway's through PRINCIPAL_PRIVATE_KEY_FILE.
+var wantSigners = []string{"custody", "gateway", "interchange", "servicedesk"}
+
+// externalIssuers are the issuers the services trust whose private key is
+// deployed nowhere (it belongs to a system outside the suite): issuer => the
+// EXAMPLE private half in base/secrets, to hand to that system.
+var externalIssuers = map[string]string{
+	"settlement-engine": "base/secrets/settlement-engine-private.pem",
+}
 
 // keyPairs are the suite's Ed25519 keypairs: the generated Secret (and key)
 // that holds each half, and the Deployments allowed to read each Secret.
 var keyPairs = []struct {
 	name string
 	// privateSecret/privateKey hold the PKCS#8 private half, readable by
-	// owner alone.
+	// owner alone; privateFile (relative to this folder) when the private
+	// half is deployed nowhere: then no Secret may hold it.
 	privateSecret, privateKey, owner string
+	privateFile                      string
 	// publicSecret/publicKey hold the PKIX public half, readable by readers
 	// alone; publicFile (relative to this folder) when no Secret carries it.
 	publicSecret, publicKey string
@@ -45,6 +59,23 @@ var keyPairs = []struct {
 		publicSecret: "internal-public-keys", publicKey: "servicedesk.pem", readers: services,
 	},
 	{
+		name:          "interchange internal",
+		privateSecret: "interchange-internal-key", privateKey: "private.pem", owner: "interchange",
+		publicSecret: "internal-public-keys", publicKey: "interchange.pem", readers: services,
+	},
+	{
+		name:          "custody internal",
+		privateSecret: "custody-internal-key", privateKey: "private.pem", owner: "custody",
+		publicSecret: "internal-public-keys", publicKey: "custody.pem", readers: services,
+	},
+	{
+		// The settlement engine is an external system: the suite deploys
+		// only the public half; the private half is an example for the engine.
+		name:         "settlement-engine",
+		privateFile:  externalIssuers["settlement-engine"],
+		publicSecret: "internal-public-keys", publicKey: "settlement-engine.pem", readers: services,
+	},
+	{
 		// The services hand the operator's public key out with each address;
 		// the demo copy in base/secrets is only for checking signatures by hand.
 		name:          "operator",
@@ -59,13 +90,9 @@ var keyPairs = []struct {
 func checkKeypairs(t *testing.T, r rendered) {
 	for _, kp := range keyPairs {
 		t.Run(kp.name, func(t *testing.T) {
-			private := generatedSecret(r, kp.privateSecret)
-			if private == nil {
-				t.Fatalf("generated Secret %s: not found", kp.privateSecret)
-			}
-			privKey, err := parseEd25519Private(private.Data[kp.privateKey])
+			privKey, privFrom, err := privateHalf(r, kp.privateSecret, kp.privateKey, kp.privateFile)
 			if err != nil {
-				t.Fatalf("Secret %s, %s: %v", kp.privateSecret, kp.privateKey, err)
+				t.Fatal(err)
 			}
 			var pubData []byte
 			from := kp.publicFile
@@ -83,18 +110,24 @@ func checkKeypairs(t *testing.T, r rendered) {
 				t.Fatalf("%s: %v", from, err)
 			}
 			if !privKey.Public().(ed25519.PublicKey).Equal(pubKey) {
-				t.Errorf("%s does not match Secret %s, %s", from, kp.privateSecret, kp.privateKey)
+				t.Errorf("%s does not match %s", from, privFrom)
 			}
 		})
 	}
 }
 
 // checkSecretReaders asserts that a private key Secret reaches the pods of its
-// one owner only (never the gateway or another service) and a public key
-// Secret exactly its readers, by volume, projected volume, env or envFrom.
+// one owner only (never the gateway or another service), a private key
+// deployed nowhere is in no Secret, and a public key Secret reaches exactly
+// its readers, by volume, projected volume, env or envFrom.
 func checkSecretReaders(t *testing.T, r rendered) {
 	for _, kp := range keyPairs {
-		want := map[string][]string{kp.privateSecret: {"Deployment " + kp.owner}}
+		want := map[string][]string{}
+		if kp.privateSecret != "" {
+			want[kp.privateSecret] = []string{"Deployment " + kp.owner}
+		} else {
+			checkUndeployed(t, r, kp.name, kp.privateFile)
+		}
 		if kp.publicSecret != "" {
 			want[kp.publicSecret] = nil
 			for _, name := range kp.readers {
@@ -121,12 +154,72 @@ func checkSecretReaders(t *testing.T, r rendered) {
 	}
 }
 
+// checkUndeployed asserts that no rendered Secret (nor ConfigMap) holds the
+// private key of file, in any key: it belongs to a system outside the suite.
+func checkUndeployed(t *testing.T, r rendered, name, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := parseEd25519Private(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	holds := func(value []byte) bool {
+		other, err := parseEd25519Private(value)
+		return err == nil && other.Equal(key)
+	}
+	for _, s := range r.secrets {
+		for k, v := range s.Data {
+			if holds(v) {
+				t.Errorf("Secret %s, %s: holds the %s private key, which must be deployed nowhere", s.Name, k, name)
+			}
+		}
+	}
+	for _, cm := range r.configMaps {
+		for k, v := range cm.Data {
+			if holds([]byte(v)) {
+				t.Errorf("ConfigMap %s, %s: holds the %s private key, which must be deployed nowhere", cm.Name, k, name)
+			}
+		}
+	}
+}
+
+// privateHalf reads a private key from key of the generated Secret secret,
+// or from file (relative to this folder) when secret is empty, and says where
+// it came from.
+func privateHalf(r rendered, secret, key, file string) (ed25519.PrivateKey, string, error) {
+	if secret == "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, file, err
+		}
+		priv, err := parseEd25519Private(data)
+		if err != nil {
+			return nil, file, fmt.Errorf("%s: %w", file, err)
+		}
+		return priv, file, nil
+	}
+	s := generatedSecret(r, secret)
+	from := "Secret " + secret + ", " + key
+	if s == nil {
+		return nil, from, fmt.Errorf("generated Secret %s: not found", secret)
+	}
+	priv, err := parseEd25519Private(s.Data[key])
+	if err != nil {
+		return nil, from, fmt.Errorf("%s: %w", from, err)
+	}
+	return priv, from, nil
+}
+
 // checkTrust follows the key settings through the mounts to the Secret data,
-// as config.TrustedIssuers and the signers load them: every service that
-// reads PRINCIPAL_PUBLIC_KEY_FILE trusts exactly the issuers that sign (the
-// gateway through PRINCIPAL_PRIVATE_KEY_FILE, and each service with a
-// SERVICE_PRIVATE_KEY_FILE under its own name in INTERNAL_PUBLIC_KEYS), each
-// with the public half of the issuer's private key.
+// as config.TrustedIssuers and the signers load them: the issuers that sign
+// are exactly wantSigners (the gateway through PRINCIPAL_PRIVATE_KEY_FILE, each
+// other one with a SERVICE_PRIVATE_KEY_FILE in the Deployment of its name), and
+// every service that reads PRINCIPAL_PUBLIC_KEY_FILE trusts exactly those and
+// externalIssuers (INTERNAL_PUBLIC_KEYS), each with the public half of the
+// issuer's private key.
 func checkTrust(t *testing.T, r rendered) {
 	signers := map[string]ed25519.PublicKey{}
 	for _, d := range r.deployments {
@@ -145,9 +238,22 @@ func checkTrust(t *testing.T, r rendered) {
 			signers[issuer] = key.Public().(ed25519.PublicKey)
 		}
 	}
-	if len(signers) < 2 {
-		t.Fatalf("signing issuers %v, want the gateway and servicedesk at least", slices.Sorted(maps.Keys(signers)))
+	if diff := cmp.Diff(wantSigners, slices.Sorted(maps.Keys(signers))); diff != "" {
+		t.Errorf("signing issuers mismatch (-want +got):\n%s", diff)
 	}
+	issuers := maps.Clone(signers)
+	for issuer, file := range externalIssuers {
+		if _, ok := issuers[issuer]; ok {
+			t.Errorf("external issuer %s: a Deployment signs as it", issuer)
+		}
+		priv, _, err := privateHalf(r, "", "", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		issuers[issuer] = priv.Public().(ed25519.PublicKey)
+	}
+	wantIssuers := slices.Sorted(maps.Keys(issuers))
+	var trusting []string
 	for _, d := range r.deployments {
 		spec := d.Spec.Template.Spec
 		c := spec.Containers[0]
@@ -155,17 +261,23 @@ func checkTrust(t *testing.T, r rendered) {
 		if principal == "" {
 			continue
 		}
+		trusting = append(trusting, d.Name)
 		files, err := parseInternalKeys(envValue(c, "INTERNAL_PUBLIC_KEYS"))
 		if err != nil {
 			t.Errorf("Deployment %s: %v", d.Name, err)
 			continue
 		}
+		if _, ok := files["gateway"]; ok {
+			t.Errorf("Deployment %s: INTERNAL_PUBLIC_KEYS names gateway, whose key is PRINCIPAL_PUBLIC_KEY_FILE", d.Name)
+		}
 		files["gateway"] = principal
-		for issuer, want := range signers {
+		if diff := cmp.Diff(wantIssuers, slices.Sorted(maps.Keys(files))); diff != "" {
+			t.Errorf("Deployment %s: trusted issuers mismatch (-want +got):\n%s", d.Name, diff)
+		}
+		for issuer, want := range issuers {
 			file, ok := files[issuer]
 			if !ok {
-				t.Errorf("Deployment %s: does not trust issuer %s", d.Name, issuer)
-				continue
+				continue // reported above
 			}
 			got, err := mountedKey(r, spec, c, file, parseEd25519Public)
 			if err != nil {
@@ -174,11 +286,10 @@ func checkTrust(t *testing.T, r rendered) {
 				t.Errorf("Deployment %s: issuer %s, %s is not the public half of the issuer's private key", d.Name, issuer, file)
 			}
 		}
-		for issuer := range files {
-			if signers[issuer] == nil {
-				t.Errorf("Deployment %s: trusts issuer %s, which no Deployment signs as", d.Name, issuer)
-			}
-		}
+	}
+	slices.Sort(trusting)
+	if diff := cmp.Diff(services, trusting); diff != "" {
+		t.Errorf("Deployments that verify tokens mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -34,6 +34,9 @@ var demoKeys = map[string]bool{
 	"e8ec88f5543541385e89abfc412d32d650fd618ef85437f1040ff6a9d5e64094": true, // deploy/k8s/base/secrets/operator-public.pem
 	"850d1b31b3967bd0529ba31cd9c93c3877e6803c9f71966120b62da1cfa830d5": true, // deploy/k8s/base/secrets/principal-public.pem
 	"51a954096fa41ed9614627750fd613576d007e8365a0b9e0a7048bfeb3d7944c": true, // deploy/k8s/base/secrets/servicedesk-public.pem
+	"b18d1b72f538a385c115d24cb8d602a3de8de0389283f6c859d301a0b736f83f": true, // deploy/k8s/base/secrets/interchange-public.pem
+	"fd4fe1823eb8dd8b90019043bbfe51716305ededb43eb814432cb1b1b986f6a0": true, // deploy/k8s/base/secrets/custody-public.pem
+	"7b778bbf32502daaadaca0825acb91401978f4f8b8b1403450a9943f57ae8018": true, // deploy/k8s/base/secrets/settlement-engine-public.pem
 }
 
 // Fingerprint returns the hex SHA-256 of a public key's PKIX DER form.

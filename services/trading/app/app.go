@@ -27,6 +27,9 @@ type Config struct {
 
 // Run starts the trading service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if err := cfg.RefuseDemoKeys(cfg.OperatorKeyFile); err != nil {
+		return err
+	}
 	operatorKey, err := principal.LoadPrivateKey(cfg.OperatorKeyFile)
 	if err != nil {
 		return err
