@@ -31,7 +31,7 @@ type fixture struct {
 	store     *store.Store
 	server    *server.Server
 	directory *server.Directory
-	plugin    *server.Plugin
+	plugin    *plugin.Server
 }
 
 // newFixture stores the demo-like registry: V1 open to all, V2 only for ZTEST, V3 only for

@@ -10,6 +10,7 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // maxAttempts bounds how often a change re-reads a beneficiary that moved under it.
@@ -19,7 +20,7 @@ const maxAttempts = 3
 type changeFunc func(compliance.Beneficiary) compliance.Beneficiary
 
 func (p *Plugin) validateUpdate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	u, err := compliance.ParseUpdate(payloadOf(sr))
+	u, err := compliance.ParseUpdate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func (p *Plugin) validateUpdate(ctx context.Context, sr *pluginv1.ServiceRequest
 }
 
 func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	id, err := compliance.ParseDeactivate(payloadOf(sr))
+	id, err := compliance.ParseDeactivate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func (p *Plugin) validateChange(ctx context.Context, sr *pluginv1.ServiceRequest
 }
 
 func (p *Plugin) executeUpdate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	u, err := compliance.ParseUpdate(payloadOf(sr))
+	u, err := compliance.ParseUpdate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (p *Plugin) executeUpdate(ctx context.Context, sr *pluginv1.ServiceRequest,
 }
 
 func (p *Plugin) executeDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	id, err := compliance.ParseDeactivate(payloadOf(sr))
+	id, err := compliance.ParseDeactivate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,12 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // validateCreate checks a 0x0007-004 payload and reserves the beneficiary's id.
 func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	nb, err := compliance.ParseCreate(payloadOf(sr))
+	nb, err := compliance.ParseCreate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, er
 // company already stored under that id was inserted by an earlier run of this request (the
 // id is random and reserved for it).
 func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	nb, err := compliance.ParseCreate(payloadOf(sr))
+	nb, err := compliance.ParseCreate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ const (
 type fixture struct {
 	db     *mongo.Database
 	store  *store.Store
-	plugin *server.Plugin
+	plugin *plugin.Server
 }
 
 func newFixture(t *testing.T) fixture {

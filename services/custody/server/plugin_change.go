@@ -10,6 +10,7 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // maxAttempts bounds how often a change re-reads a wallet that moved under it.
@@ -19,7 +20,7 @@ const maxAttempts = 3
 type update func(ctx context.Context, w custody.Wallet) (custody.Wallet, error)
 
 func (p *Plugin) validateRename(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	r, err := custody.ParseRename(payloadOf(sr))
+	r, err := custody.ParseRename(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func (p *Plugin) validateRename(ctx context.Context, sr *pluginv1.ServiceRequest
 }
 
 func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	id, err := custody.ParseDeactivate(payloadOf(sr))
+	id, err := custody.ParseDeactivate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceReq
 }
 
 func (p *Plugin) executeRename(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	r, err := custody.ParseRename(payloadOf(sr))
+	r, err := custody.ParseRename(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func (p *Plugin) executeRename(ctx context.Context, sr *pluginv1.ServiceRequest,
 }
 
 func (p *Plugin) executeDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	id, err := custody.ParseDeactivate(payloadOf(sr))
+	id, err := custody.ParseDeactivate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}

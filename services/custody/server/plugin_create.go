@@ -9,11 +9,12 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // validateCreate checks a 0x0013-001 payload and reserves one wallet id per wallet.
 func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	wallets, err := custody.ParseCreate(payloadOf(sr))
+	wallets, err := custody.ParseCreate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +29,7 @@ func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, er
 // executeCreate inserts the wallets under the ids Validate reserved. A wallet that already
 // exists under its reserved id was inserted by an earlier run of this request.
 func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	wallets, err := custody.ParseCreate(payloadOf(sr))
+	wallets, err := custody.ParseCreate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
