@@ -10,25 +10,6 @@ import (
 	"github.com/zcustody/suite/services/trading"
 )
 
-func TestSignedRecord(t *testing.T) {
-	t.Parallel()
-	a := trading.VaultAddress{Address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", Ledger: "BTC", WalletID: "ZTEST-TW-DEMO000001",
-		CompanyID: "ZTEST", CurrencyID: "btc-btc", Currency: "BTC", WalletOwner: trading.Party{ID: "ZTEST", Name: "Zodia Test Ltd"},
-		Custodian: trading.Party{ID: "CUSTODIAN", Name: "Op", Address: trading.PostalAddress{Country: "GB"}}}
-	got, err := a.SignedRecord()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Sorted keys, no whitespace, empty fields (the owner's address) left out; companyId,
-	// currency and createdAt are not part of the record.
-	want := `{"address":"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4","currencyId":"btc-btc",` +
-		`"custodian":{"address":{"country":"GB"},"id":"CUSTODIAN","name":"Op"},"ledger":"BTC",` +
-		`"walletId":"ZTEST-TW-DEMO000001","walletOwner":{"id":"ZTEST","name":"Zodia Test Ltd"}}`
-	if string(got) != want {
-		t.Errorf("SignedRecord() =\n%s\nwant\n%s", got, want)
-	}
-}
-
 func TestNewVaultAddresses(t *testing.T) {
 	t.Parallel()
 	pub, key, err := ed25519.GenerateKey(rand.Reader)

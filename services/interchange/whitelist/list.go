@@ -37,7 +37,7 @@ func (s *Service) ListSettlementWalletAddresses(ctx context.Context, req *interc
 	}
 	resp := &interchangev1.ListSettlementWalletAddressesResponse{Items: make([]*commonv1.GeneratedAddress, 0, len(addrs)), Total: int32(total)}
 	for _, a := range addrs {
-		resp.Items = append(resp.Items, settlementProto(a))
+		resp.Items = append(resp.Items, a.ToProto())
 	}
 	return resp, nil
 }
@@ -90,16 +90,4 @@ func whitelistFilter(company string, req *interchangev1.ListWhitelistedAddresses
 		}
 	}
 	return f, nil
-}
-
-func partyProto(p address.Party) *commonv1.Party {
-	a := p.Address
-	return &commonv1.Party{Id: p.ID, Name: p.Name, Address: &commonv1.PostalAddress{Address1: a.Address1, Address2: a.Address2,
-		City: a.City, Country: a.Country, ZipCode: a.ZipCode}}
-}
-
-func settlementProto(a address.Settlement) *commonv1.GeneratedAddress {
-	return &commonv1.GeneratedAddress{Address: a.Address, Ledger: a.Ledger, WalletId: a.WalletID, CurrencyId: a.CurrencyID,
-		WalletOwner: partyProto(a.WalletOwner), Custodian: partyProto(a.Custodian),
-		IntegrityDetails: &commonv1.IntegrityDetails{Signature: a.Integrity.Signature, OperatorPublicKey: a.Integrity.OperatorPublicKey}}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,9 +18,9 @@ import (
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
@@ -109,33 +110,6 @@ func TestListWhitelistedShapeAndPages(t *testing.T) {
 	}
 }
 
-// verifyFromJSON checks an address record's integrity the way a client would, from the JSON
-// object alone: drop integrityDetails, canonicalise the rest, verify with the key it names.
-func verifyFromJSON(t *testing.T, item map[string]any) bool {
-	t.Helper()
-	integrity := item["integrityDetails"].(map[string]any)
-	pub, err := base64.StdEncoding.DecodeString(integrity["operatorPublicKey"].(string))
-	if err != nil || len(pub) != ed25519.PublicKeySize {
-		t.Fatalf("operatorPublicKey %q is not a base64 Ed25519 key", integrity["operatorPublicKey"])
-	}
-	sig, err := base64.StdEncoding.DecodeString(integrity["signature"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	record := map[string]any{}
-	for k, v := range item {
-		if k != "integrityDetails" {
-			record[k] = v
-		}
-	}
-	raw, _ := json.Marshal(record)
-	msg, err := canonical.FromJSON(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ed25519.Verify(pub, msg, sig)
-}
-
 func TestSettlementAddressesVerifyFromTheJSONResponse(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -174,15 +148,15 @@ func TestSettlementAddressesVerifyFromTheJSONResponse(t *testing.T) {
 	}
 	operPub := base64.StdEncoding.EncodeToString(f.operKey.Public().(ed25519.PublicKey))
 	for _, item := range got.Items {
-		if !verifyFromJSON(t, item) {
-			t.Errorf("signature of %v does not verify", item["address"])
+		if err := genaddr.VerifyJSON(item); err != nil {
+			t.Errorf("signature of %v does not verify: %v", item["address"], err)
 		}
 		if item["integrityDetails"].(map[string]any)["operatorPublicKey"] != operPub || item["walletId"] != "ZTEST-ISW-BYBIT" {
 			t.Errorf("item %v: want the operator's key and wallet ZTEST-ISW-BYBIT", item)
 		}
 		item["currencyId"] = "eth-eth-forged"
-		if verifyFromJSON(t, item) {
-			t.Errorf("a changed record still verifies")
+		if err := genaddr.VerifyJSON(item); !errors.Is(err, genaddr.ErrSignature) {
+			t.Errorf("a changed record: %v, want genaddr.ErrSignature", err)
 		}
 	}
 	for _, tt := range []struct {

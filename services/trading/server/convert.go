@@ -41,15 +41,3 @@ func balanceProto(b trading.Balance, prices trading.Prices) *tradingv1.Balance {
 		PendingOutBalance: amount(b.PendingOut), PendingInBalance: amount(b.PendingIn), FeeBufferBalance: amount(b.FeeBuffer),
 		SubClientBalances: sub}
 }
-
-func partyProto(p trading.Party) *commonv1.Party {
-	a := p.Address
-	return &commonv1.Party{Id: p.ID, Name: p.Name, Address: &commonv1.PostalAddress{Address1: a.Address1, Address2: a.Address2,
-		City: a.City, Country: a.Country, ZipCode: a.ZipCode}}
-}
-
-func addressProto(a trading.VaultAddress) *commonv1.GeneratedAddress {
-	return &commonv1.GeneratedAddress{Address: a.Address, Ledger: a.Ledger, WalletId: a.WalletID, CurrencyId: a.CurrencyID,
-		WalletOwner: partyProto(a.WalletOwner), Custodian: partyProto(a.Custodian),
-		IntegrityDetails: &commonv1.IntegrityDetails{Signature: a.Integrity.Signature, OperatorPublicKey: a.Integrity.OperatorPublicKey}}
-}

@@ -123,7 +123,7 @@ func (s *Server) ListVaultAddresses(ctx context.Context, req *tradingv1.ListVaul
 	}
 	resp := &tradingv1.ListVaultAddressesResponse{Items: make([]*commonv1.GeneratedAddress, 0, len(addrs)), Total: int32(total)}
 	for _, a := range addrs {
-		resp.Items = append(resp.Items, addressProto(a))
+		resp.Items = append(resp.Items, a.ToProto())
 	}
 	return resp, nil
 }

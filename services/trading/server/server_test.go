@@ -2,9 +2,9 @@ package server_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -17,7 +17,7 @@ import (
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -128,33 +128,6 @@ func TestSearchWalletsAnswersTheContractShape(t *testing.T) {
 	}
 }
 
-// verifyFromJSON checks an address record's integrity the way a client would, from the JSON
-// object alone: drop integrityDetails, canonicalise the rest, verify with the key it names.
-func verifyFromJSON(t *testing.T, item map[string]any) bool {
-	t.Helper()
-	integrity := item["integrityDetails"].(map[string]any)
-	pub, err := base64.StdEncoding.DecodeString(integrity["operatorPublicKey"].(string))
-	if err != nil || len(pub) != ed25519.PublicKeySize {
-		t.Fatalf("operatorPublicKey %q is not a base64 Ed25519 key", integrity["operatorPublicKey"])
-	}
-	sig, err := base64.StdEncoding.DecodeString(integrity["signature"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	record := map[string]any{}
-	for k, v := range item {
-		if k != "integrityDetails" {
-			record[k] = v
-		}
-	}
-	raw, _ := json.Marshal(record)
-	msg, err := canonical.FromJSON(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ed25519.Verify(pub, msg, sig)
-}
-
 func TestVaultAddressesVerifyFromTheJSONResponse(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -179,15 +152,15 @@ func TestVaultAddressesVerifyFromTheJSONResponse(t *testing.T) {
 		t.Fatalf("ListVaultAddresses(USDC wallet) = %s, want 2 addresses", body)
 	}
 	for _, item := range page.Items {
-		if !verifyFromJSON(t, item) {
-			t.Errorf("signature of %v does not verify", item["address"])
+		if err := genaddr.VerifyJSON(item); err != nil {
+			t.Errorf("signature of %v does not verify: %v", item["address"], err)
 		}
 		if item["integrityDetails"].(map[string]any)["operatorPublicKey"] != base64.StdEncoding.EncodeToString(f.operPub) {
 			t.Errorf("operatorPublicKey is not the operator's")
 		}
 		item["walletId"] = "ZTEST-TW-FORGED0000"
-		if verifyFromJSON(t, item) {
-			t.Errorf("a changed record still verifies")
+		if err := genaddr.VerifyJSON(item); !errors.Is(err, genaddr.ErrSignature) {
+			t.Errorf("a changed record: %v, want genaddr.ErrSignature", err)
 		}
 	}
 	other, err := f.server.ListVaultAddresses(user("ZACME"), &tradingv1.ListVaultAddressesRequest{WalletIds: []string{walletID}})

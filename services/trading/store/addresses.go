@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -51,13 +52,13 @@ func toPartyDoc(p trading.Party) partyDoc {
 }
 
 func (p partyDoc) party() trading.Party {
-	return trading.Party{ID: p.ID, Name: p.Name, Address: trading.PostalAddress(p.Address)}
+	return trading.Party{ID: p.ID, Name: p.Name, Address: genaddr.PostalAddress(p.Address)}
 }
 
 func (d addressDoc) vaultAddress() trading.VaultAddress {
-	return trading.VaultAddress{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID, CompanyID: d.CompanyID,
-		CurrencyID: d.CurrencyID, Currency: d.Currency, WalletOwner: d.WalletOwner.party(), Custodian: d.Custodian.party(),
-		Integrity: trading.IntegrityDetails(d.Integrity), CreatedAt: d.CreatedAt.UTC()}
+	return trading.VaultAddress{Record: genaddr.Record{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID,
+		CurrencyID: d.CurrencyID, WalletOwner: d.WalletOwner.party(), Custodian: d.Custodian.party(),
+		Integrity: genaddr.IntegrityDetails(d.Integrity)}, CompanyID: d.CompanyID, Currency: d.Currency, CreatedAt: d.CreatedAt.UTC()}
 }
 
 // InsertAddress stores a generated address unless its wallet already has one for the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
@@ -30,7 +31,7 @@ func TestNewSettlement(t *testing.T) {
 				t.Errorf("address %q is not a %s address: %v", a.Address, c.Ledger, err)
 			}
 			if a.Ledger != c.Ledger || a.Currency != c.Code || a.WalletID != "ZTEST-ISW-BYBIT" || a.CompanyID != "ZTEST" ||
-				a.WalletOwner != owner || a.Custodian != address.DefaultCustodian() || !a.CreatedAt.Equal(at.Truncate(time.Millisecond)) {
+				a.WalletOwner != owner || a.Custodian != genaddr.DefaultCustodian() || !a.CreatedAt.Equal(at.Truncate(time.Millisecond)) {
 				t.Errorf("NewSettlement() = %+v", a)
 			}
 			msg, err := a.SignedRecord()

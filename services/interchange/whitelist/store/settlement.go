@@ -11,6 +11,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/mongodb"
 )
 
@@ -52,13 +53,14 @@ func toPartyDoc(p address.Party) partyDoc {
 }
 
 func (p partyDoc) party() address.Party {
-	return address.Party{ID: p.ID, Name: p.Name, Address: address.PostalAddress(p.Address)}
+	return address.Party{ID: p.ID, Name: p.Name, Address: genaddr.PostalAddress(p.Address)}
 }
 
 func (d settlementDoc) settlement() address.Settlement {
-	return address.Settlement{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID, CompanyID: d.CompanyID, VenueID: d.VenueID,
-		CurrencyID: d.CurrencyID, Currency: d.Currency, WalletOwner: d.WalletOwner.party(), Custodian: d.Custodian.party(),
-		Integrity: address.IntegrityDetails(d.Integrity), CreatedAt: d.CreatedAt.UTC()}
+	return address.Settlement{Record: genaddr.Record{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID,
+		CurrencyID: d.CurrencyID, WalletOwner: d.WalletOwner.party(), Custodian: d.Custodian.party(),
+		Integrity: genaddr.IntegrityDetails(d.Integrity)}, CompanyID: d.CompanyID, VenueID: d.VenueID, Currency: d.Currency,
+		CreatedAt: d.CreatedAt.UTC()}
 }
 
 // InsertSettlement stores a generated settlement address unless the company already has one
