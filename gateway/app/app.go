@@ -81,6 +81,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		Identity: auth.NewIdentityCache(servicedeskv1.NewIdentityServiceClient(g.backend["servicedesk"]), signer, cfg.IdentityTTL),
 		Replay:   g.replay, Routes: table, Signer: signer, Window: cfg.SignatureWindow, Logger: logger,
 		Limits: auth.NewLimiter(cfg.CompanyRPS, cfg.UserRPS, cfg.RateBurst), TrustedProxies: proxies,
+		PeerLimits:     auth.NewLimiter(cfg.PeerRPS, 0, max(cfg.RateBurst, int(2*cfg.PeerRPS))),
 		RefuseDemoKeys: cfg.Production,
 	}
 	api := edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux)))

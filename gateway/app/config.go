@@ -33,6 +33,8 @@ type Config struct {
 	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
 	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
 	RateBurst  int     `env:"RATE_LIMIT_BURST, default=100"`
+	// PeerRPS throttles each client address before authentication (0 turns it off).
+	PeerRPS float64 `env:"RATE_LIMIT_PEER_RPS, default=200"`
 	// Production refuses the published demo keys, its own and companies' (PRODUCTION=true).
 	Production bool `env:"PRODUCTION, default=false"`
 }
@@ -66,7 +68,7 @@ func (c Config) Validate() error {
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.CompanyRPS < 0 || c.UserRPS < 0 || c.RateBurst < 1 {
+	if c.CompanyRPS < 0 || c.UserRPS < 0 || c.PeerRPS < 0 || c.RateBurst < 1 {
 		errs = append(errs, errors.New("RATE_LIMIT_COMPANY_RPS and RATE_LIMIT_USER_RPS must not be negative, RATE_LIMIT_BURST at least 1"))
 	}
 	if c.RequestTimeout <= 0 || c.ShutdownTimeout <= 0 || c.IdentityTTL < 0 {

@@ -1,5 +1,8 @@
 // Package canonical serialises JSON values canonically (DESIGN.md §5): object keys sorted,
-// no whitespace, empty fields left out (null, "", empty objects and arrays). The service
+// no whitespace, empty fields left out (an object field whose value is null, "", or an object
+// or array that is empty once pruned). Array elements keep their positions: an element that
+// prunes to nothing stays as its empty form ("", null, {} or []), so ["", "x"] and ["x"]
+// differ. The service
 // desk's approval signatures and the generated addresses' integrity signatures cover it.
 package canonical
 
@@ -57,18 +60,30 @@ func prune(v any) any {
 		}
 		return out
 	case []any:
+		if len(t) == 0 {
+			return nil
+		}
 		out := make([]any, 0, len(t))
 		for _, e := range t {
-			if p := prune(e); p != nil {
-				out = append(out, p)
-			}
-		}
-		if len(out) == 0 {
-			return nil
+			out = append(out, element(e))
 		}
 		return out
 	}
 	return v
+}
+
+// element prunes an array element but keeps its place: what prunes to nothing stays empty.
+func element(e any) any {
+	if p := prune(e); p != nil {
+		return p
+	}
+	switch e.(type) {
+	case map[string]any:
+		return map[string]any{}
+	case []any:
+		return []any{}
+	}
+	return e
 }
 
 func write(buf *bytes.Buffer, v any) {

@@ -12,7 +12,8 @@ func TestFromJSON(t *testing.T) {
 		name, give, want string
 	}{
 		{"sorted keys, no whitespace", `{ "b": 1, "a": {"d": true, "c": "x"} }`, `{"a":{"c":"x","d":true},"b":1}`},
-		{"empty fields left out", `{"a":"","b":null,"c":{},"d":[],"e":[""],"f":{"g":""},"h":0,"i":false}`, `{"h":0,"i":false}`},
+		{"empty fields left out", `{"a":"","b":null,"c":{},"d":[],"f":{"g":""},"h":0,"i":false}`, `{"h":0,"i":false}`},
+		{"array positions kept", `{"e":["","x",null,{"g":""},[]]}`, `{"e":["","x",null,{},[]]}`},
 		{"numbers kept as written", `{"n": 1.50, "m": 12345678901234567890}`, `{"m":12345678901234567890,"n":1.50}`},
 		{"array order kept", `["b","a",{"z":1,"y":2}]`, `["b","a",{"y":2,"z":1}]`},
 		{"escapes", `{"k":"a\"b<\u00e9>"}`, `{"k":"a\"b<é>"}`},

@@ -43,10 +43,11 @@ func (v *Verifier) StreamServerInterceptor() grpc.StreamServerInterceptor {
 		if isPublic(info.FullMethod) {
 			return handler(srv, ss)
 		}
-		if _, err := v.fromIncoming(ss.Context()); err != nil {
+		p, err := v.fromIncoming(ss.Context())
+		if err != nil {
 			return err
 		}
-		return handler(srv, ss)
+		return handler(srv, &principalStream{ServerStream: ss, ctx: NewContext(ss.Context(), p)})
 	}
 }
 
@@ -91,3 +92,11 @@ func (s *Signer) OutgoingContext(ctx context.Context, p Principal) (context.Cont
 	}
 	return metadata.AppendToOutgoingContext(ctx, MetadataKey, token), nil
 }
+
+// principalStream carries the verified principal in its context.
+type principalStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *principalStream) Context() context.Context { return s.ctx }

@@ -16,6 +16,9 @@ import (
 // ErrInvalidToken is returned for any token that does not verify.
 var ErrInvalidToken = errors.New("invalid principal token")
 
+// GatewayIssuer is the only issuer whose company and user principals are believed.
+const GatewayIssuer = "gateway"
+
 // MaxLifetime bounds how long a token may be valid, whatever its issuer says.
 const MaxLifetime = 5 * time.Minute
 
@@ -82,8 +85,9 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if !ok || !ed25519.Verify(key, []byte(payload), sig) {
 		return Principal{}, ErrInvalidToken
 	}
-	// An internal system speaks only for itself: its token's issuer is its own name.
-	if p.Kind == KindSystem && p.System != p.Issuer {
+	// An internal system speaks only for itself: its token's issuer is its own name. Companies
+	// and their users are authenticated by the gateway alone, so only it vouches for them.
+	if (p.Kind == KindSystem && p.System != p.Issuer) || (p.Kind != KindSystem && p.Issuer != GatewayIssuer) {
 		return Principal{}, ErrInvalidToken
 	}
 	now := v.now().Unix()

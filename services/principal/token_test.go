@@ -228,3 +228,23 @@ func TestSystemSpeaksForItself(t *testing.T) {
 		t.Error("a settlement-engine token claiming to be the service desk was accepted")
 	}
 }
+
+// TestOnlyTheGatewayVouchesForCompanies: an internal system's key cannot mint a company or
+// user principal, whatever it claims.
+func TestOnlyTheGatewayVouchesForCompanies(t *testing.T) {
+	t.Parallel()
+	pub, priv := newKey(t)
+	v := principal.NewVerifier(map[string]ed25519.PublicKey{"settlement-engine": pub})
+	for _, p := range []principal.Principal{
+		{Kind: principal.KindCompany, CompanyID: "ZTEST"},
+		{Kind: principal.KindUser, CompanyID: "ZTEST", UserEmail: "c@z", Roles: []string{principal.RoleChecker}},
+	} {
+		token, err := principal.NewSigner("settlement-engine", priv, time.Minute).Sign(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Verify(token); err == nil {
+			t.Errorf("a settlement-engine token for a %s principal was accepted", p.Kind)
+		}
+	}
+}

@@ -91,6 +91,8 @@ type Version struct {
 	CompanyName string
 	Status      string // request status after the action
 	At          time.Time
+	Reason      string // a rejection's or failure's reason
+	Signature   string // the acting user's approval signature (confirm, approve, reject)
 	PrevHash    string
 	Hash        string
 }
@@ -98,13 +100,14 @@ type Version struct {
 // Transition is one state change: the status it requires, the status it sets, and the
 // version it appends.
 type Transition struct {
-	From    []string
-	To      string
-	Action  int32
-	Role    string
-	Actor   string
-	Reason  string
-	Updated string // updatedBy
+	From      []string
+	To        string
+	Action    int32
+	Role      string
+	Actor     string
+	Reason    string
+	Signature string // the approval signature the action was taken with
+	Updated   string // updatedBy
 }
 
 // Allowed reports whether status s may take transition t.
@@ -117,7 +120,7 @@ type Maker struct {
 
 // NewRequest returns a request awaiting its maker's confirmation, with its first audit version.
 func NewRequest(id string, m Maker, svc Service, endToEndID, payload, bodyHash string, now time.Time) Request {
-	v := Seal(id, Version{Number: 1, Action: ActionCreated, Role: RoleMaker, Actor: m.Email, CompanyName: m.CompanyName,
+	v := Seal(id, bodyHash, Version{Number: 1, Action: ActionCreated, Role: RoleMaker, Actor: m.Email, CompanyName: m.CompanyName,
 		Status: StatusPendingConfirmation, At: now}, nil)
 	return Request{ID: id, CompanyID: m.CompanyID, CompanyName: m.CompanyName, ServiceID: svc.ID, Product: svc.Product,
 		ProductID: ProductHex(svc.ProductID), RequestType: svc.RequestType, Owner: svc.Owner, NeedsChecker: svc.NeedsChecker,

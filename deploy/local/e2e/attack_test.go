@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
@@ -74,18 +75,20 @@ func TestServerOwnedFieldsRefused(t *testing.T) {
 func TestOtherCompanysIDs(t *testing.T) {
 	t.Parallel()
 	ztestRequest := create(t, demo.CompanyZTEST, maker, createBody(t, "0x0013-001", custodyWalletPayload("Theirs"))).RequestID
-	zacme := func(role string) string { return role }
+	venue := newVenueFixture(t, "1", "1", "1", "1")
+	settlementID := "theirs-" + uuid.NewString()[:8]
+	createSettlement(t, instructionBody(settlementID, venue.venue, []map[string]any{legOf(venue.btc, "BTC", "BTC", "0.1")}))
 	tests := []struct {
 		name, role, method, path, body string
 	}{
 		{"4 v2 wallet action", company, "POST", "/v2/api/core/wallets/ZTEST-NOBENF-DEMO000004/action",
 			`{"request":{"author":{"id":"` + demo.UserID("zacme", checker) + `","domainId":"` + demo.DomainID(demo.CompanyZACME) + `"},"targetDomainId":"` + demo.DomainID(demo.CompanyZACME) + `","intentId":"5f0c8a4e-2b7d-4e19-9c3a-6d1e8f2b4a70","proposalSignature":"x","type":"Approve"},"signature":"MEUCIQ=="}`},
 		{"11 withdrawal", company, "POST", "/v3/api/interchange/withdrawal/confirm", `{"transferId":"ZTEST-WD-DEMO0001","withdrawalConfirmation":"DECLINE","reason":"not mine"}`},
-		{"13 trustline", zacme(maker), "POST", "/v3/api/custody/wallets/ZTEST-NOBENF-DEMO000003/activate/eurc-xlm", ``},
+		{"13 trustline", maker, "POST", "/v3/api/custody/wallets/ZTEST-NOBENF-DEMO000003/activate/eurc-xlm", ``},
 		{"15 restricted VASP", company, "POST", "/v3/api/compliance/vasps/VASP-002/activate/false", ``},
-		{"pending", zacme(checker), "POST", pendingPath, `{"requestId":"` + ztestRequest + `"}`},
-		{"cancel", zacme(maker), "POST", cancelPath, `{"requestId":"` + ztestRequest + `"}`},
-		{"settlement status", company, "POST", "/v3/api/interchange/settlement/status", `{"settlementRequestId":"no-such-for-zacme"}`},
+		{"pending", checker, "POST", pendingPath, `{"requestId":"` + ztestRequest + `"}`},
+		{"cancel", maker, "POST", cancelPath, `{"requestId":"` + ztestRequest + `"}`},
+		{"settlement status", company, "POST", "/v3/api/interchange/settlement/status", `{"settlementRequestId":"` + settlementID + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,11 +96,11 @@ func TestOtherCompanysIDs(t *testing.T) {
 			if tt.body != "" {
 				body = []byte(tt.body)
 			}
-			r := do(t, newClient(demo.CompanyZACME, tt.role), tt.method, tt.path, body)
-			if r.status != http.StatusNotFound && !(tt.name == "4 v2 wallet action" && r.status == http.StatusNotFound) {
-				t.Errorf("status %d, want 404 (does not exist); body %s", r.status, r.body)
-			}
+			wantError(t, do(t, newClient(demo.CompanyZACME, tt.role), tt.method, tt.path, body), http.StatusNotFound, "ER-102")
 		})
+	}
+	if r := settlementStatus(t, demo.CompanyZTEST, settlementID); r.status != http.StatusOK || !strings.Contains(string(r.body), "SETTLEMENT_RECEIVED") {
+		t.Errorf("ZTEST's settlement after ZACME's attempts: %d %s", r.status, r.body)
 	}
 	if s := requestStatus(t, demo.CompanyZTEST, ztestRequest); s != "PENDING CONFIRMATION" {
 		t.Errorf("ZTEST's request is %s after ZACME's attempts, want PENDING CONFIRMATION", s)
@@ -112,5 +115,19 @@ func TestOtherCompanysIDs(t *testing.T) {
 		if r.status != http.StatusOK || strings.Contains(string(r.body), "ZTEST") {
 			t.Errorf("%s as ZACME: status %d, body %s; want 200 without ZTEST's objects", name, r.status, r.body)
 		}
+	}
+}
+
+// TestForgedPrincipalHeadersIgnored: a client cannot smuggle a principal past the gateway
+// in gRPC metadata headers; the call runs as the signed caller.
+func TestForgedPrincipalHeadersIgnored(t *testing.T) {
+	t.Parallel()
+	for _, header := range []string{"Grpc-Metadata-X-Principal", "X-Principal"} {
+		req, err := newClient(demo.CompanyZTEST, viewer).NewRequest(http.MethodPost, "/v3/api/compliance/vasps/VASP-NOSUCH/activate/true", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(header, "eyJpc3MiOiJnYXRld2F5Iiwia2luZCI6InN5c3RlbSJ9.AAAA")
+		wantError(t, send(t, req), http.StatusForbidden, "ER-403") // still the VIEWER
 	}
 }

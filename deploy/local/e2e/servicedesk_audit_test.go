@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -102,6 +103,23 @@ func TestAuditTrailTamperCheck(t *testing.T) {
 	got := verify(id)
 	if got.GetIntact() || got.GetBrokenAtVersion() != 3 {
 		t.Errorf("after editing version 3: %v, want not intact, broken at version 3", got)
+	}
+
+	removed := completedRequest(t)
+	requests := client.Database("servicedesk").Collection("requests")
+	var doc struct {
+		Versions []bson.Raw `bson:"versions"`
+	}
+	if err := requests.FindOne(context.Background(), bson.D{{Key: "_id", Value: removed}}).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	kept := append([]bson.Raw{doc.Versions[0]}, doc.Versions[2:]...) // drop version 2
+	if _, err := requests.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: removed}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "versions", Value: kept}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := verify(removed); got.GetIntact() || got.GetBrokenAtVersion() != 2 {
+		t.Errorf("after removing version 2: %v, want not intact, broken at version 2", got)
 	}
 }
 

@@ -56,6 +56,8 @@ type Authenticator struct {
 	Signer *principal.Signer
 	// Limits throttles authenticated callers per company and per user.
 	Limits *Limiter
+	// PeerLimits throttles every caller per network address before any work is done for it.
+	PeerLimits *Limiter
 	// TrustedProxies are the addresses whose forwarded headers are believed.
 	TrustedProxies []netip.Prefix
 	// RefuseDemoKeys ignores the published demo company keys (production).
@@ -86,6 +88,10 @@ func (f failure) Error() string { return f.msg }
 // Middleware authenticates every request before next sees it.
 func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait, ok := a.PeerLimits.Allow(a.peer(r), ""); !ok {
+			tooMany(w, wait)
+			return
+		}
 		p, err := a.authenticate(r)
 		var f failure
 		switch {
@@ -107,8 +113,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			return
 		}
 		if wait, ok := a.Limits.Allow(p.CompanyID, p.UserEmail); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-			httperr.Write(w, http.StatusTooManyRequests, apperr.CodeRateLimited, "rate limit exceeded; retry after the time in Retry-After")
+			tooMany(w, wait)
 			return
 		}
 		token, err := a.Signer.Sign(p)
@@ -260,6 +265,25 @@ func (a *Authenticator) fullURL(r *http.Request) string {
 		}
 	}
 	return scheme + "://" + host + r.URL.RequestURI()
+}
+
+func tooMany(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+	httperr.Write(w, http.StatusTooManyRequests, apperr.CodeRateLimited, "rate limit exceeded; retry after the time in Retry-After")
+}
+
+// peer is the client's network address: the TCP peer, or behind a trusted proxy the first
+// address of X-Forwarded-For.
+func (a *Authenticator) peer(r *http.Request) string {
+	if a.trustedPeer(r.RemoteAddr) {
+		if f := firstValue(r.Header.Get("X-Forwarded-For")); f != "" {
+			return f
+		}
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().String()
+	}
+	return r.RemoteAddr
 }
 
 func (a *Authenticator) trustedPeer(remoteAddr string) bool {

@@ -5,6 +5,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -26,6 +29,7 @@ type IdentityCache struct {
 
 type cacheEntry struct {
 	resp    *servicedeskv1.GetCallerResponse
+	err     error // an unknown company is remembered too, so floods of it stay at the gateway
 	expires time.Time
 }
 
@@ -43,21 +47,21 @@ func (c *IdentityCache) Caller(ctx context.Context, company, email string) (*ser
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
-		return e.resp, nil
+		return e.resp, e.err
 	}
 	ctx, err := c.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: "gateway"})
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.client.GetCaller(ctx, &servicedeskv1.GetCallerRequest{CompanyId: company, UserEmail: email})
-	if err != nil {
-		return nil, err
+	if err != nil && status.Code(err) != codes.NotFound {
+		return nil, err // not cached: the service desk may be back at the next request
 	}
 	c.mu.Lock()
 	if len(c.entries) >= maxCacheEntries {
 		clear(c.entries)
 	}
-	c.entries[key] = cacheEntry{resp: resp, expires: now.Add(c.ttl)}
+	c.entries[key] = cacheEntry{resp: resp, err: err, expires: now.Add(c.ttl)}
 	c.mu.Unlock()
-	return resp, nil
+	return resp, err
 }

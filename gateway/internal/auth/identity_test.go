@@ -111,3 +111,18 @@ func TestIdentityCacheDoesNotCacheErrors(t *testing.T) {
 		t.Errorf("Caller of an unknown company = %v, want NotFound", err)
 	}
 }
+
+// TestIdentityCacheRemembersUnknownCompanies: a flood of requests naming a company that does
+// not exist reaches the service desk once per TTL, not once per request.
+func TestIdentityCacheRemembersUnknownCompanies(t *testing.T) {
+	t.Parallel()
+	cache, client := newCache(t, time.Hour)
+	for range 5 {
+		if _, err := cache.Caller(t.Context(), "ZNONE", ""); status.Code(err) != codes.NotFound {
+			t.Fatalf("Caller of an unknown company = %v, want NotFound", err)
+		}
+	}
+	if n := client.Calls(); n != 1 {
+		t.Errorf("the service desk was asked %d times about an unknown company, want 1", n)
+	}
+}

@@ -1,6 +1,8 @@
 package auth_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/zcustody/suite/gateway/internal/auth"
@@ -47,5 +49,28 @@ func TestLimiterUserAndCompanyBuckets(t *testing.T) {
 	var off *auth.Limiter
 	if _, ok := off.Allow("ZT", "a@zt"); !ok {
 		t.Error("a nil limiter refused a request")
+	}
+}
+
+// TestPeerLimitBeforeAuthentication: unsigned floods from one address are cut off before the
+// gateway does any work for them.
+func TestPeerLimitBeforeAuthentication(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.authn.PeerLimits = auth.NewLimiter(0.001, 0, 2)
+	codes := []int{}
+	for range 3 {
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, base+vaspPath, nil))
+		codes = append(codes, rec.Code)
+	}
+	if codes[0] != http.StatusUnauthorized || codes[2] != http.StatusTooManyRequests {
+		t.Errorf("statuses of 3 unsigned requests from one address = %v, want 401 … 429", codes)
+	}
+	calls := f.identity.Calls()
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, request(t, call{company: "ZNOPE", key: f.edKey, method: http.MethodPost, path: vaspPath}))
+	if rec.Code != http.StatusTooManyRequests || f.identity.Calls() != calls {
+		t.Errorf("a throttled address still reached the identity service (status %d)", rec.Code)
 	}
 }

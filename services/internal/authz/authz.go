@@ -75,6 +75,16 @@ func (p Policy) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	}
 }
 
+// StreamServerInterceptor is the streaming counterpart of UnaryServerInterceptor.
+func (p Policy) StreamServerInterceptor() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if err := p.check(ss.Context(), info.FullMethod); err != nil {
+			return err
+		}
+		return handler(srv, ss)
+	}
+}
+
 func (p Policy) check(ctx context.Context, method string) error {
 	for _, prefix := range publicPrefixes {
 		if strings.HasPrefix(method, prefix) {

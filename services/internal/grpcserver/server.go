@@ -73,6 +73,7 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 			metrics.StreamServerInterceptor(),
 			recovery.StreamServerInterceptor(panics),
 			verifier.StreamServerInterceptor(),
+			policy.StreamServerInterceptor(),
 		),
 	)
 	hs := health.NewServer()

@@ -98,7 +98,7 @@ func (s *Server) VerifyAuditTrail(ctx context.Context, req *servicedeskv1.Verify
 	}
 	resp := &servicedeskv1.VerifyAuditTrailResponse{Intact: true, Versions: int32(len(r.Versions))}
 	var chainErr *servicedesk.ChainError
-	if err := servicedesk.VerifyChain(r.ID, r.Status, r.Versions); errors.As(err, &chainErr) {
+	if err := servicedesk.VerifyChain(r.ID, r.BodyHash, r.Status, r.Versions); errors.As(err, &chainErr) {
 		resp.Intact, resp.BrokenAtVersion, resp.Reason = false, chainErr.Version, chainErr.Reason
 	}
 	return resp, nil

@@ -16,6 +16,11 @@ import (
 // executeTimeout bounds one call to an owner's Execute.
 const executeTimeout = 30 * time.Second
 
+// MaxFailedAttempts is how many times an owner may fail a request with an internal error
+// before the request is recorded FAILED (an outage — unavailable, timeout — is not counted:
+// the request waits for the owner to come back).
+const MaxFailedAttempts = 5
+
 // Executor carries out authorised requests through their owners' plugin API and records the
 // outcome. Owners execute idempotently by request id, and the outcome is recorded with a
 // conditional update, so running a request twice (a racing sweeper, a resumed crash) has one
@@ -42,8 +47,7 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	t := servicedesk.Transition{From: []string{servicedesk.StatusAuthorised}, To: servicedesk.StatusCompleted,
 		Action: servicedesk.ActionCompleted, Role: servicedesk.RoleSystem, Actor: "system"}
 	if err != nil {
-		if retryable(err) {
-			e.logger.Warn("execution postponed", "request_id", r.ID, "code", status.Code(err).String())
+		if e.postpone(ctx, r, err) {
 			return r
 		}
 		t.To, t.Action, t.Reason = servicedesk.StatusFailed, servicedesk.ActionFailed, status.Convert(err).Message()
@@ -63,10 +67,21 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	return updated
 }
 
-func retryable(err error) bool {
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted, codes.Internal, codes.Unknown:
+// postpone reports whether a failed execution is left for the sweeper to retry: always after
+// an outage, after an internal error until MaxFailedAttempts, never after a refusal.
+func (e *Executor) postpone(ctx context.Context, r servicedesk.Request, err error) bool {
+	code := status.Code(err)
+	switch code {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted:
+		e.logger.Warn("execution postponed", "request_id", r.ID, "code", code.String())
 		return true
+	case codes.Internal, codes.Unknown:
+		n, cerr := e.store.RecordFailedAttempt(ctx, r.ID)
+		if cerr != nil || n < MaxFailedAttempts {
+			e.logger.Warn("execution failed, will retry", "request_id", r.ID, "code", code.String(), "attempt", n)
+			return true
+		}
+		e.logger.Error("execution failed for good", "request_id", r.ID, "attempts", n)
 	}
 	return false
 }

@@ -84,6 +84,7 @@ func TestExecutorOutcomes(t *testing.T) {
 		{name: "success", want: servicedesk.StatusCompleted, wantExecs: 1},
 		{name: "owner unavailable: stays authorised", failures: []error{status.Error(codes.Unavailable, "down")}, want: servicedesk.StatusAuthorised},
 		{name: "owner refuses: failed", failures: []error{status.Error(codes.FailedPrecondition, "wallet deactivated")}, want: servicedesk.StatusFailed},
+		{name: "owner's internal error: retried", failures: []error{status.Error(codes.Internal, "bug")}, want: servicedesk.StatusAuthorised},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +95,7 @@ func TestExecutorOutcomes(t *testing.T) {
 			if got.Status != tt.want || o.executed.Load() != tt.wantExecs {
 				t.Errorf("status %s after %d executions, want %s after %d", got.Status, o.executed.Load(), tt.want, tt.wantExecs)
 			}
-			if err := servicedesk.VerifyChain(got.ID, got.Status, got.Versions); err != nil {
+			if err := servicedesk.VerifyChain(got.ID, got.BodyHash, got.Status, got.Versions); err != nil {
 				t.Errorf("audit chain after execution: %v", err)
 			}
 		})
@@ -150,5 +151,28 @@ func TestSweeperExpiresOverdueRequests(t *testing.T) {
 	}
 	if got.Status != servicedesk.StatusExpired || got.Versions[len(got.Versions)-1].Role != servicedesk.RoleSystem {
 		t.Errorf("status %s by %s, want EXPIRED by SYSTEM", got.Status, got.Versions[len(got.Versions)-1].Role)
+	}
+}
+
+// TestPersistentInternalErrorsEndInFailed: an owner that keeps failing with internal errors
+// does not keep the request AUTHORISED forever.
+func TestPersistentInternalErrorsEndInFailed(t *testing.T) {
+	t.Parallel()
+	failures := make([]error, server.MaxFailedAttempts)
+	for i := range failures {
+		failures[i] = status.Error(codes.Internal, "owner bug")
+	}
+	o := &owner{failures: failures}
+	st, exec, _ := setup(t, o)
+	r := authorised(t, st)
+	for i := range server.MaxFailedAttempts {
+		r = exec.Run(context.Background(), r)
+		want := servicedesk.StatusAuthorised
+		if i == server.MaxFailedAttempts-1 {
+			want = servicedesk.StatusFailed
+		}
+		if r.Status != want {
+			t.Fatalf("after attempt %d: status %s, want %s", i+1, r.Status, want)
+		}
 	}
 }

@@ -57,6 +57,7 @@ func (s *Server) ApproveRequest(ctx context.Context, req *servicedeskv1.ApproveR
 	if err != nil {
 		return nil, err
 	}
+	t.Signature = req.GetSignature() // kept in the audit trail with the version it authorised
 	updated, err := s.store.Apply(ctx, r, t, s.now())
 	if errors.Is(err, apperr.ErrConflict) {
 		return nil, apperr.Conflict(apperr.CodeConflict, "request %s was changed by another action; fetch it again", r.ID)

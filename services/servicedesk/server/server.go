@@ -26,6 +26,7 @@ type Store interface {
 	RequestByIDAnyCompany(ctx context.Context, id string) (servicedesk.Request, error)
 	SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error)
 	Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error)
+	RecordFailedAttempt(ctx context.Context, id string) (int32, error)
 }
 
 // Server implements servicedeskv1.ServicedeskServiceServer.

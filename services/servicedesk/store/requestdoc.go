@@ -8,7 +8,7 @@ import (
 
 func toVersionDoc(v servicedesk.Version) versionDoc {
 	return versionDoc{Number: v.Number, Action: v.Action, Role: v.Role, Actor: v.Actor, CompanyName: v.CompanyName,
-		Status: v.Status, At: v.At, PrevHash: v.PrevHash, Hash: v.Hash}
+		Status: v.Status, At: v.At, Reason: v.Reason, Signature: v.Signature, PrevHash: v.PrevHash, Hash: v.Hash}
 }
 
 func toDoc(r servicedesk.Request) requestDoc {
@@ -33,7 +33,7 @@ func fromDoc(d requestDoc) servicedesk.Request {
 	versions := make([]servicedesk.Version, 0, len(d.Versions))
 	for _, v := range d.Versions {
 		versions = append(versions, servicedesk.Version{Number: v.Number, Action: v.Action, Role: v.Role, Actor: v.Actor,
-			CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC(), PrevHash: v.PrevHash, Hash: v.Hash})
+			CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC(), Reason: v.Reason, Signature: v.Signature, PrevHash: v.PrevHash, Hash: v.Hash})
 	}
 	return servicedesk.Request{ID: d.ID, CompanyID: d.CompanyID, CompanyName: d.CompanyName, ServiceID: d.ServiceID,
 		Product: d.Product, ProductID: d.ProductID, RequestType: d.RequestType, Owner: d.Owner, NeedsChecker: d.NeedsChecker,

@@ -24,6 +24,8 @@ type versionDoc struct {
 	CompanyName string    `bson:"companyName"`
 	Status      string    `bson:"status"`
 	At          time.Time `bson:"at"`
+	Reason      string    `bson:"reason,omitempty"`
+	Signature   string    `bson:"signature,omitempty"`
 	PrevHash    string    `bson:"prevHash"`
 	Hash        string    `bson:"hash"`
 }
@@ -130,8 +132,8 @@ func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.
 	if n := len(r.Versions); n > 0 {
 		prev = &r.Versions[n-1]
 	}
-	v := servicedesk.Seal(r.ID, servicedesk.Version{Number: int32(len(r.Versions) + 1), Action: t.Action, Role: t.Role,
-		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC()}, prev)
+	v := servicedesk.Seal(r.ID, r.BodyHash, servicedesk.Version{Number: int32(len(r.Versions) + 1), Action: t.Action, Role: t.Role,
+		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC(), Reason: t.Reason, Signature: t.Signature}, prev)
 	set := bson.D{{Key: "status", Value: t.To}, {Key: "updatedAt", Value: v.At}, {Key: "version", Value: v.Number}}
 	if t.Updated != "" {
 		set = append(set, bson.E{Key: "updatedBy", Value: t.Updated})
@@ -153,6 +155,20 @@ func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.
 		return r, fmt.Errorf("update request %s: %w", r.ID, err)
 	}
 	return fromDoc(doc), nil
+}
+
+// RecordFailedAttempt counts one more failed execution of request id and returns the count.
+func (s *Store) RecordFailedAttempt(ctx context.Context, id string) (int32, error) {
+	var doc struct {
+		Attempts int32 `bson:"executionAttempts"`
+	}
+	err := s.db.Collection(colRequests).FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$inc", Value: bson.D{{Key: "executionAttempts", Value: 1}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if err != nil {
+		return 0, fmt.Errorf("count attempt of %s: %w", id, err)
+	}
+	return doc.Attempts, nil
 }
 
 // Due returns up to limit requests in one of statuses whose time field is before cutoff
