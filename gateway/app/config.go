@@ -33,6 +33,9 @@ type Config struct {
 	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
 	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
 	RateBurst  int     `env:"RATE_LIMIT_BURST, default=100"`
+	// MaxInFlight bounds the requests served at once; beyond it the gateway answers 503 at
+	// once (0: no bound).
+	MaxInFlight int `env:"MAX_IN_FLIGHT, default=512"`
 	// PeerRPS throttles each client address before authentication (0 turns it off).
 	PeerRPS float64 `env:"RATE_LIMIT_PEER_RPS, default=200"`
 	// Production refuses the published demo keys, its own and companies' (PRODUCTION=true).

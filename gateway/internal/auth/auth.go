@@ -5,6 +5,7 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,9 +64,12 @@ type Authenticator struct {
 	TrustedProxies []netip.Prefix
 	// RefuseDemoKeys ignores the published demo company keys (production).
 	RefuseDemoKeys bool
-	Window         time.Duration
-	Logger         *slog.Logger
-	Now            func() time.Time
+
+	keysMu sync.Mutex
+	keys   map[string]parsedKey // PEM text → parsed key
+	Window time.Duration
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 type tokenKey struct{}
@@ -237,7 +242,7 @@ func readHeaders(r *http.Request) (signedHeaders, error) {
 
 func (a *Authenticator) verifiesWithAny(keys []string, msg []byte, sig string) bool {
 	for _, k := range keys {
-		pub, err := signing.ParsePublicKey(k)
+		pub, err := a.parsed(k)
 		if err != nil || (a.RefuseDemoKeys && config.IsDemoKey(pub)) {
 			continue
 		}
@@ -303,4 +308,27 @@ func (a *Authenticator) trustedPeer(remoteAddr string) bool {
 func firstValue(v string) string {
 	first, _, _ := strings.Cut(v, ",")
 	return strings.TrimSpace(first)
+}
+
+// maxParsedKeys bounds the parsed-key memo; it is emptied when full.
+const maxParsedKeys = 10000
+
+// parsed returns the public key of a PEM text, parsing each distinct text once.
+func (a *Authenticator) parsed(pemText string) (crypto.PublicKey, error) {
+	a.keysMu.Lock()
+	defer a.keysMu.Unlock()
+	if k, ok := a.keys[pemText]; ok {
+		return k.pub, k.err
+	}
+	pub, err := signing.ParsePublicKey(pemText)
+	if a.keys == nil || len(a.keys) >= maxParsedKeys {
+		a.keys = map[string]parsedKey{}
+	}
+	a.keys[pemText] = parsedKey{pub: pub, err: err}
+	return pub, err
+}
+
+type parsedKey struct {
+	pub crypto.PublicKey
+	err error
 }

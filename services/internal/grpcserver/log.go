@@ -2,9 +2,12 @@ package grpcserver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -18,7 +21,7 @@ func logUnary(logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := handler(ctx, req)
-		mapped := apperr.ToStatus(err)
+		mapped := apperr.ToStatus(databaseDown(err))
 		code := status.Code(mapped)
 		attrs := []any{"method", info.FullMethod, "code", code.String(), "duration_ms", time.Since(start).Milliseconds()}
 		switch {
@@ -31,4 +34,27 @@ func logUnary(logger *slog.Logger) grpc.UnaryServerInterceptor {
 		}
 		return resp, mapped
 	}
+}
+
+// databaseDown turns the driver's errors of an unreachable database (no server selected,
+// network failure, driver timeout) into Unavailable, so callers get a retryable 503 rather
+// than an internal error; the cause is kept for the log line.
+func databaseDown(err error) error {
+	if err == nil {
+		return nil
+	}
+	var sel topology.ServerSelectionError
+	if errors.As(err, &sel) || mongo.IsNetworkError(err) || (mongo.IsTimeout(err) && !errors.Is(err, context.DeadlineExceeded)) {
+		return &unavailable{cause: err}
+	}
+	return err
+}
+
+type unavailable struct{ cause error }
+
+func (u *unavailable) Error() string { return "database unavailable: " + u.cause.Error() }
+
+// GRPCStatus makes the error a clean Unavailable with the suite's ER code.
+func (u *unavailable) GRPCStatus() *status.Status {
+	return (&apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable, Message: "the database is unavailable, retry later"}).GRPCStatus()
 }
