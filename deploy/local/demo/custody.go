@@ -84,6 +84,16 @@ func loadCustody(ctx context.Context, client *mongo.Client) error {
 			return fmt.Errorf("demo custody: %w", err)
 		}
 	}
+	return writeFees(ctx, st)
+}
+
+// RefreshFees writes fresh demo fee estimates, as a fee feed would (make run does it every
+// few minutes, so the demo's estimates never go stale).
+func RefreshFees(ctx context.Context, client *mongo.Client) error {
+	return writeFees(ctx, custodystore.New(client.Database("custody")))
+}
+
+func writeFees(ctx context.Context, st *custodystore.Store) error {
 	now := time.Now()
 	for _, e := range FeeEstimates(now) {
 		e, err := custody.CheckFeeEstimate("demo "+e.CurrencyID, e, now)

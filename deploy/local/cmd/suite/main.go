@@ -5,12 +5,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
 	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/services/mongodb"
 )
 
 func main() {
@@ -53,7 +57,7 @@ Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example)
 
 Press Ctrl-C to stop.
 `, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name())
-	<-ctx.Done()
+	feedFees(ctx, s.MongoURI, logger)
 	fmt.Println("stopping…")
 	return s.Stop()
 }
@@ -75,4 +79,28 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// feedFees refreshes the demo fee estimates every few minutes until ctx ends, standing in for
+// the fee feed a real deployment has.
+func feedFees(ctx context.Context, uri string, logger *slog.Logger) {
+	client, err := mongodb.Connect(ctx, uri)
+	if err != nil {
+		logger.Warn("demo fee feed unavailable", "error", err.Error())
+		<-ctx.Done()
+		return
+	}
+	defer client.Disconnect(context.WithoutCancel(ctx))
+	ticker := time.NewTicker(5 * time.Minute)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := demo.RefreshFees(ctx, client); err != nil {
+				logger.Warn("refresh demo fees", "error", err.Error())
+			}
+		}
+	}
 }
