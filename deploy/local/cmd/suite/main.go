@@ -4,10 +4,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -41,6 +43,9 @@ func run(ctx context.Context) error {
 		Logger:   logger,
 	})
 	if err != nil {
+		return err
+	}
+	if err := writeServices(envOr("DATA_DIR", ".data"), s.Services); err != nil {
 		return err
 	}
 	fmt.Printf(`The suite is running.
@@ -103,4 +108,16 @@ func feedFees(ctx context.Context, uri string, logger *slog.Logger) {
 			}
 		}
 	}
+}
+
+// writeServices records the services' gRPC addresses for suitectl's internal calls.
+func writeServices(dir string, addrs map[string]string) error {
+	data, err := json.Marshal(addrs)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "services.json"), data, 0o600); err != nil {
+		return fmt.Errorf("write services file: %w", err)
+	}
+	return nil
 }

@@ -9,6 +9,10 @@
 //	suitectl [-as maker] approve SERV-REQ-...                 (the maker confirms)
 //	suitectl -as checker approve SERV-REQ-... Approve         (the checker approves)
 //	suitectl -as checker approve SERV-REQ-... Reject "reason" (the checker rejects)
+//
+// and calls internal gRPC methods as the demo settlement engine (see grpc.go):
+//
+//	suitectl grpc interchange.v1.SettlementEngineService/AdvanceSettlement '{"settlementTrackingId":"STL-…","toStatus":"SETTLEMENT_INITIATED"}'
 package main
 
 import (
@@ -37,6 +41,9 @@ func run(args []string) error {
 	as := fs.String("as", "maker", "demo user: maker, checker, viewer, or none for a company-level call")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 && fs.Arg(0) == "grpc" {
+		return internalCall(envOr("DATA_DIR", ".data"), fs.Args()[1:])
 	}
 	if fs.NArg() < 2 || fs.NArg() > 4 {
 		return fmt.Errorf("usage: suitectl [flags] METHOD PATH [BODY] | suitectl [flags] approve REQUEST-ID [Approve|Reject [REASON]]")
