@@ -26,6 +26,10 @@ type Config struct {
 	MaxBodyBytes    int64         `env:"MAX_BODY_BYTES, default=1048576"`
 	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT, default=15s"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT, default=20s"`
+	// Slow clients: the headers must arrive within ReadHeaderTimeout, the whole request
+	// within ReadTimeout.
+	ReadHeaderTimeout time.Duration `env:"READ_HEADER_TIMEOUT, default=5s"`
+	ReadTimeout       time.Duration `env:"READ_TIMEOUT, default=30s"`
 	// TrustedProxies lists the CIDRs (comma-separated) whose X-Forwarded-Proto/-Host are
 	// believed when rebuilding the signed URL.
 	TrustedProxies string `env:"TRUSTED_PROXIES"`
@@ -73,6 +77,9 @@ func (c Config) Validate() error {
 	}
 	if c.CompanyRPS < 0 || c.UserRPS < 0 || c.PeerRPS < 0 || c.RateBurst < 1 {
 		errs = append(errs, errors.New("RATE_LIMIT_COMPANY_RPS and RATE_LIMIT_USER_RPS must not be negative, RATE_LIMIT_BURST at least 1"))
+	}
+	if c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 {
+		errs = append(errs, errors.New("READ_HEADER_TIMEOUT and READ_TIMEOUT must be positive"))
 	}
 	if c.RequestTimeout <= 0 || c.ShutdownTimeout <= 0 || c.IdentityTTL < 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT and SHUTDOWN_TIMEOUT must be positive, IDENTITY_CACHE_TTL not negative"))

@@ -62,14 +62,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr s
 	if err != nil {
 		return fmt.Errorf("listen http: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           g.Handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
-		IdleTimeout:       90 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}
+	srv := HTTPServer(cfg, g.Handler)
 	grp, gctx := errgroup.WithContext(ctx)
 	grp.Go(func() error {
 		logger.Info("gateway listening", "addr", lis.Addr().String())
@@ -90,4 +83,18 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr s
 		return srv.Shutdown(sctx)
 	})
 	return grp.Wait()
+}
+
+// HTTPServer is the gateway's HTTP server: slow clients are cut off (headers within
+// READ_HEADER_TIMEOUT, the whole request within READ_TIMEOUT), answers are bounded by the
+// request timeout, idle connections closed, headers at most 64 KiB.
+func HTTPServer(cfg Config, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.RequestTimeout + 5*time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }

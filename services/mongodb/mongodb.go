@@ -13,17 +13,20 @@ import (
 )
 
 // ClientOptions are the options every service uses: majority reads and journaled majority
-// writes, bounded selection and connect time, and a pool that is reused across calls.
+// writes, bounded selection and connect time (tunable in the URI), and a pool that is reused
+// across calls.
 func ClientOptions(uri string) *options.ClientOptions {
+	// Timeouts and pool size are defaults the URI may tune (e.g. serverSelectionTimeoutMS);
+	// the durability settings come after it and cannot be weakened by it.
 	return options.Client().
-		ApplyURI(uri).
-		SetWriteConcern(&writeconcern.WriteConcern{W: "majority", Journal: ptr(true)}).
-		SetReadConcern(readconcern.Majority()).
 		SetServerSelectionTimeout(5 * time.Second).
 		SetConnectTimeout(5 * time.Second).
 		SetTimeout(10 * time.Second).
 		SetMaxPoolSize(64).
-		SetAppName("custody-suite")
+		SetAppName("custody-suite").
+		ApplyURI(uri).
+		SetWriteConcern(&writeconcern.WriteConcern{W: "majority", Journal: ptr(true)}).
+		SetReadConcern(readconcern.Majority())
 }
 
 // Connect opens a client and checks the server answers.

@@ -172,7 +172,7 @@ func secondGateway(t *testing.T, change func(*gatewayapp.Config)) string {
 		InterchangeAddr: s.Services["interchange"], CustodyAddr: s.Services["custody"],
 		ComplianceAddr: s.Services["compliance"], PrivateKeyFile: filepath.Join(env.dataDir, "keys", "gateway-principal.pem"),
 		LogLevel: "info", SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
-		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second, CompanyRPS: 500, UserRPS: 200, RateBurst: 400}
+		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second, CompanyRPS: 500, UserRPS: 200, RateBurst: 400, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	change(&cfg)
 	g, err := gatewayapp.New(t.Context(), cfg, env.logger)
 	if err != nil {

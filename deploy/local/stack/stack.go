@@ -8,15 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -44,6 +47,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Gateway overrides gateway settings after the defaults are filled in (tests).
 	Gateway func(*gatewayapp.Config)
+	// Service overrides a service's common settings after the defaults are filled in, at
+	// every start of the service (tests: another MongoURI, a shorter ShutdownTimeout).
+	Service func(name string, c *config.Common)
+	// Peers overrides the addresses a service dials to reach the others (tests interpose
+	// proxies); it gets the service's own copy of the name → address map.
+	Peers func(name string, peers map[string]string)
 }
 
 // Stack is a running suite.
@@ -55,11 +64,28 @@ type Stack struct {
 	cancel   context.CancelFunc
 	group    *errgroup.Group
 	db       *embeddb.DB
+
+	// Kept to stop and start single services again (StopService, StartService).
+	opts       Options
+	keys       keyFiles
+	runCtx     context.Context
+	gatewayCfg gatewayapp.Config
+	mu         sync.Mutex
+	procs      map[string]*proc
+}
+
+// proc is one running service.
+type proc struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error // what Run returned, once done is closed
+	stopped bool  // stopped by StopService: its end does not stop the stack
+	again   bool  // started by StartService: its failure does not stop the stack
 }
 
 // Start starts everything and returns once the services are SERVING and the gateway listens.
 func Start(ctx context.Context, opts Options) (*Stack, error) {
-	s := &Stack{MongoURI: opts.MongoURI, Services: map[string]string{}}
+	s := &Stack{MongoURI: opts.MongoURI, Services: map[string]string{}, opts: opts, procs: map[string]*proc{}}
 	if s.MongoURI == "" {
 		db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(opts.DataDir, "ferretdb"), Logger: opts.Logger})
 		if err != nil {
@@ -79,7 +105,8 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	s.group, runCtx = errgroup.WithContext(runCtx)
-	if err := s.startServices(ctx, runCtx, opts.Logger, keys); err != nil {
+	s.runCtx, s.keys = runCtx, keys
+	if err := s.startServices(ctx); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -114,7 +141,7 @@ func services() map[string]runner {
 	}
 }
 
-func (s *Stack) startServices(ctx, runCtx context.Context, logger *slog.Logger, keys keyFiles) error {
+func (s *Stack) startServices(ctx context.Context) error {
 	all := services()
 	for name := range all {
 		addr, err := freeAddr()
@@ -123,25 +150,104 @@ func (s *Stack) startServices(ctx, runCtx context.Context, logger *slog.Logger, 
 		}
 		s.Services[name] = addr
 	}
-	for name, run := range all {
-		metricsAddr, err := freeAddr()
-		if err != nil {
+	for name := range all {
+		if err := s.launch(name, false); err != nil {
 			return err
 		}
-		common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.Services[name], MetricsAddr: metricsAddr,
-			LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
-			PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: keys.trusted()}
-		common.ServicePrivateKeyFile = keys.identity(name)
-		svcLogger := logger.With("service", name)
-		s.group.Go(func() error {
-			if err := run(runCtx, common, s.Services, svcLogger); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			return nil
-		})
 	}
 	return s.waitServing(ctx)
 }
+
+// launch starts service name on its address; again marks a restart by StartService.
+func (s *Stack) launch(name string, again bool) error {
+	run, ok := services()[name]
+	if !ok {
+		return fmt.Errorf("no service %q", name)
+	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	keys := s.keys
+	common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.Services[name], MetricsAddr: metricsAddr,
+		LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
+		PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: keys.trusted()}
+	common.ServicePrivateKeyFile = keys.identity(name)
+	if s.opts.Service != nil {
+		s.opts.Service(name, &common)
+	}
+	peers := maps.Clone(s.Services)
+	if s.opts.Peers != nil {
+		s.opts.Peers(name, peers)
+	}
+	svcLogger := s.opts.Logger.With("service", name)
+	ctx, cancel := context.WithCancel(s.runCtx)
+	p := &proc{cancel: cancel, done: make(chan struct{}), again: again}
+	s.mu.Lock()
+	s.procs[name] = p
+	s.mu.Unlock()
+	s.group.Go(func() error {
+		err := run(ctx, common, peers, svcLogger)
+		s.mu.Lock()
+		p.err = err
+		quiet := p.stopped || p.again
+		s.mu.Unlock()
+		close(p.done)
+		if err != nil && !quiet {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	return nil
+}
+
+// StopService stops one service as its process would stop on SIGTERM: health turns
+// NOT_SERVING, in-flight calls get the service's ShutdownTimeout to finish, then the rest
+// are cut. It returns once the service has returned, with what it returned.
+func (s *Stack) StopService(name string) error {
+	s.mu.Lock()
+	p, ok := s.procs[name]
+	if ok {
+		p.stopped = true
+	}
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no service %q", name)
+	}
+	p.cancel()
+	<-p.done
+	if p.err != nil && !errors.Is(p.err, context.Canceled) {
+		return fmt.Errorf("%s: %w", name, p.err)
+	}
+	return nil
+}
+
+// StartService starts a service that StopService stopped again, on the same gRPC address,
+// and returns once it is SERVING (or with the error it ended with).
+func (s *Stack) StartService(ctx context.Context, name string) error {
+	s.mu.Lock()
+	p, ok := s.procs[name]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no service %q", name)
+	}
+	select {
+	case <-p.done:
+	default:
+		return fmt.Errorf("%s is running", name)
+	}
+	if err := s.launch(name, true); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	p = s.procs[name]
+	s.mu.Unlock()
+	return s.waitOne(ctx, name, time.Now().Add(30*time.Second), p.done)
+}
+
+// GatewayConfig returns the configuration the stack's gateway runs with (tests start more
+// gateways over the same services with it).
+func (s *Stack) GatewayConfig() gatewayapp.Config { return s.gatewayCfg }
 
 func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys keyFiles) error {
 	addr := opts.HTTPAddr
@@ -154,10 +260,11 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
 		SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
 		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second,
-		CompanyRPS: 500, UserRPS: 200, RateBurst: 400}
+		CompanyRPS: 500, UserRPS: 200, RateBurst: 400, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	if opts.Gateway != nil {
 		opts.Gateway(&cfg)
 	}
+	s.gatewayCfg = cfg
 	ready := make(chan string, 1)
 	s.group.Go(func() error {
 		return gatewayapp.Run(runCtx, cfg, opts.Logger.With("service", "gateway"), func(a string) { ready <- a })
@@ -176,25 +283,48 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 // waitServing polls grpc.health.v1 on every service until all say SERVING.
 func (s *Stack) waitServing(ctx context.Context) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for name, addr := range s.Services {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
+	for name := range s.Services {
+		s.mu.Lock()
+		p := s.procs[name]
+		s.mu.Unlock()
+		if err := s.waitOne(ctx, name, deadline, p.done); err != nil {
 			return err
 		}
-		for {
-			resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
-			if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-				break
-			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				conn.Close()
-				return fmt.Errorf("%s is not SERVING after 30s (last error: %v)", name, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		conn.Close()
 	}
 	return nil
+}
+
+// waitOne polls grpc.health.v1 on one service until it says SERVING, the deadline passes,
+// or done (if set) is closed.
+func (s *Stack) waitOne(ctx context.Context, name string, deadline time.Time, done <-chan struct{}) error {
+	// Retry the connection every 50 ms rather than after gRPC's default backoff (1 s+), so
+	// that a service is seen SERVING as soon as it is.
+	conn, err := grpc.NewClient(s.Services[name], grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1, MaxDelay: 50 * time.Millisecond}, MinConnectTimeout: time.Second}))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for {
+		resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return nil
+		}
+		select {
+		case <-done:
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if err := s.procs[name].err; err != nil {
+				return fmt.Errorf("%s ended before SERVING: %w", name, err)
+			}
+			return fmt.Errorf("%s ended before SERVING", name)
+		default:
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%s is not SERVING after 30s (last error: %v)", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Stop shuts everything down and waits for it.

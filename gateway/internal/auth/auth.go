@@ -110,7 +110,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			return
 		case err != nil:
 			st, d := httperr.Detailed(err)
-			if st < 500 {
+			if st < 500 || status.Code(err) == codes.Unknown { // e.g. the replay store's database is unreachable
 				st, d = http.StatusServiceUnavailable, httperr.Detail{Code: apperr.CodeUnavailable, Message: "authentication is unavailable, retry later"}
 			}
 			a.Logger.Warn("authentication unavailable", "error", err.Error())

@@ -277,7 +277,9 @@ func TestMiddlewareIdentityUnavailable(t *testing.T) {
 		{name: "service down", give: status.Error(codes.Unavailable, "dial tcp 10.0.0.1:9000: connection refused"), wantStatus: http.StatusServiceUnavailable, wantCode: "ER-503"},
 		{name: "service refuses the gateway", give: status.Error(codes.PermissionDenied, "identity lookups are reserved to the gateway"), wantStatus: http.StatusServiceUnavailable, wantCode: "ER-503"},
 		{name: "timeout", give: status.Error(codes.DeadlineExceeded, "deadline exceeded"), wantStatus: http.StatusGatewayTimeout, wantCode: "ER-504"},
-		{name: "not a status", give: errors.New("dial tcp 10.0.0.1:9000: connection refused"), wantStatus: http.StatusInternalServerError, wantCode: "ER-500"},
+		// A plain error (the replay store's database unreachable, say) is an outage, not a bug
+		// in the caller's request: 503, retry later.
+		{name: "not a status", give: errors.New("dial tcp 10.0.0.1:9000: connection refused"), wantStatus: http.StatusServiceUnavailable, wantCode: "ER-503"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
@@ -49,7 +50,10 @@ func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.
 // Run serves until ctx ends, then closes the database connection.
 func (d *Deps) Run(ctx context.Context) error {
 	defer func() {
-		if err := d.Client.Disconnect(context.WithoutCancel(ctx)); err != nil {
+		// A database that went away must not hold up the exit.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if err := d.Client.Disconnect(dctx); err != nil {
 			d.Logger.Warn("disconnect mongodb", "error", err.Error())
 		}
 	}()

@@ -1,0 +1,428 @@
+package fault_test
+
+import (
+	"context"
+	"math/big"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/deploy/local/fault"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/trading"
+	tradingstore "github.com/zcustody/suite/services/trading/store"
+)
+
+const (
+	settlementCreatePath = "/v3/api/interchange/settlement/create"
+	settlementStatusPath = "/v3/api/interchange/settlement/status"
+)
+
+// TestSettlementSurvivesServiceRestarts drives a settlement with a pay-in (BTC, client →
+// venue) and a pay-out (ETH, venue → client) through the settlement engine's gRPC API and
+// stops interchange twice in the middle of it:
+//   - during the pay-in, with a movement to trading in flight: a graceful stop (SIGTERM):
+//     health turns NOT_SERVING, new calls are refused, the call in flight completes, and
+//     the service restarts on the same address;
+//   - during the pay-out, after trading applied the last movement but before interchange
+//     heard back: a crash (its database link is cut first, so the dying process records
+//     nothing more, and its calls are cut after a 300 ms grace). The settlement is left
+//     claimed by the dead process; after the restart the engine's repeated PAY_OUT is
+//     refused (409) until the claim's lease runs out, then resumes: it sends the same
+//     movement ids again and trading answers them as already applied.
+//
+// Each wallet ends where the instruction says, funds moved exactly once (checked in
+// between, after the crash, and at the end), and every balance kind summed per currency
+// over the client's and the venue's wallets is the same before and after.
+func TestSettlementSurvivesServiceRestarts(t *testing.T) {
+	t.Parallel()
+	var grace atomic.Int64 // interchange's ShutdownTimeout at its next start
+	grace.Store(int64(10 * time.Second))
+	s := newSuite(t, setup{
+		ownLink: []string{"interchange"},
+		relays:  [][2]string{{"interchange", "trading"}},
+		service: func(name string, c *config.Common) {
+			if name == "interchange" {
+				c.ShutdownTimeout = time.Duration(grace.Load())
+			}
+		},
+	})
+	f := newVenueFixture(t, s, "10.123456789", "1", "0.5", "100.000000000000000001")
+	engine := newSettlementEngine(t, s)
+	before := f.totals(t)
+	requestID := "FAULT-" + uuid.NewString()[:8]
+	body := instructionBody(requestID, f.venue, []map[string]any{
+		legOf(f.btc, "BTC", "BTC", "1.23456789"), legOf(f.btc, "BTC", "BTC", "0.00000001"),
+		legOf(f.eth, "ETH", "ETH", "30"), legOf(f.eth, "ETH", "ETH", "9.5"),
+	}, map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "-20.500000000000000001"})
+	var created struct {
+		SettlementTrackingID string `json:"settlementTrackingId"`
+	}
+	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &created)
+	id := created.SettlementTrackingID
+	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
+
+	relay := s.relay("interchange", "trading")
+	icAddr := s.stack.Services["interchange"]
+
+	// 1. Pay-in, graceful stop with a movement in flight.
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
+		if c.Method == tradingv1.TradingLedgerService_ApplyMovement_FullMethodName {
+			once.Do(func() { close(held) })
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return forward()
+	})
+	payIn := engine.advanceAsync(id, "SETTLEMENT_PAY_IN")
+	<-held
+	stopped := make(chan error, 1)
+	stopAt := time.Now()
+	go func() { stopped <- s.stack.StopService("interchange") }()
+	refused := waitFor(t, 5*time.Second, "interchange refuses new calls while it drains", func() bool {
+		_, err := health(t.Context(), icAddr, "")
+		return status.Code(err) == codes.Unavailable
+	})
+	// A call on a new connection is refused (one on an open connection may still be taken:
+	// HTTP/2's GOAWAY lets the calls the client sent before it saw the GOAWAY in).
+	fresh := newSettlementEngine(t, s)
+	fresh.opts = nil // fail fast rather than wait for the service
+	if _, err := fresh.advance(id, "SETTLEMENT_PAY_IN"); status.Code(err) != codes.Unavailable {
+		t.Errorf("a new call while interchange drains: %v, want Unavailable", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	if got := <-payIn; got.err != nil || got.status != "SETTLEMENT_PAY_IN" {
+		t.Fatalf("the pay-in in flight during the stop = %q, %v; want SETTLEMENT_PAY_IN", got.status, got.err)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("graceful stop: %v", err)
+	}
+	t.Logf("graceful stop: new calls refused %v after the stop began; it ended %v after, the call in flight finished",
+		refused.Round(time.Millisecond), time.Since(stopAt).Round(time.Millisecond))
+	relay.SetHook(nil)
+	grace.Store(int64(300 * time.Millisecond)) // the next stop is a kill
+	restartAt := time.Now()
+	if err := s.stack.StartService(t.Context(), "interchange"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("interchange SERVING again %v after its restart", time.Since(restartAt).Round(time.Millisecond))
+	afterPayIn := map[string]amounts{
+		"client BTC": {"8.888888889", "8.888888889", "0", "0"}, "client ETH": {"1", "1", "0", "0"},
+		"venue BTC": {"1.7345679", "1.7345679", "0", "0"}, "venue ETH": {"100.000000000000000001", "100.000000000000000001", "0", "0"},
+	}
+	if diff := cmp.Diff(afterPayIn, f.balances(t)); diff != "" {
+		t.Errorf("balances after the pay-in (-want +got):\n%s", diff)
+	}
+
+	// 2. Pay-out, crash after trading applied the last movement, before the answer.
+	var mu sync.Mutex
+	var sent []string // movement ids interchange sent to trading, in order
+	crashed := make(chan struct{})
+	var crashOnce sync.Once
+	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
+		if c.Method != tradingv1.TradingLedgerService_ApplyMovement_FullMethodName {
+			return forward()
+		}
+		var m tradingv1.ApplyMovementRequest
+		if err := proto.Unmarshal(c.Request, &m); err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+		mu.Lock()
+		sent = append(sent, m.GetMovementId())
+		mu.Unlock()
+		if err := forward(); err != nil {
+			return err
+		}
+		crash := false
+		if strings.Contains(m.GetMovementId(), ":PAY_OUT:") && strings.HasSuffix(m.GetMovementId(), ":credit") {
+			crashOnce.Do(func() { crash = true })
+		}
+		if crash {
+			close(crashed)
+			<-ctx.Done() // applied by trading; the answer never reaches interchange
+			return ctx.Err()
+		}
+		return nil
+	})
+	payOut := engine.advanceAsync(id, "SETTLEMENT_PAY_OUT")
+	select {
+	case <-crashed:
+	case got := <-payOut:
+		t.Fatalf("the pay-out ended before the crash: %q, %v", got.status, got.err)
+	}
+	s.own["interchange"].Cut()
+	crashAt := time.Now()
+	if err := s.stack.StopService("interchange"); err != nil {
+		t.Logf("interchange ended with %v (killed)", err)
+	}
+	if got := <-payOut; got.err == nil {
+		t.Errorf("the pay-out cut by the crash answered %q, want an error", got.status)
+	}
+	mu.Lock()
+	firstRun := append([]string(nil), sent...)
+	sent = nil
+	mu.Unlock()
+	t.Logf("killed %v after the crash point; movements sent before it: %v", time.Since(crashAt).Round(time.Millisecond), firstRun)
+	afterPayOut := map[string]amounts{
+		"client BTC": afterPayIn["client BTC"], "venue BTC": afterPayIn["venue BTC"],
+		"client ETH": {"21.500000000000000001", "21.500000000000000001", "0", "0"}, "venue ETH": {"79.5", "79.5", "0", "0"},
+	}
+	if diff := cmp.Diff(afterPayOut, f.balances(t)); diff != "" {
+		t.Errorf("balances right after the crash, the pay-out applied by trading (-want +got):\n%s", diff)
+	}
+
+	if err := s.own["interchange"].Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.stack.StartService(t.Context(), "interchange"); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.settlementStatus(t, s, requestID); st != "SETTLEMENT_PAY_IN" {
+		t.Errorf("status after the crash = %s, want SETTLEMENT_PAY_IN (the pay-out is not recorded)", st)
+	}
+	resumeAt := time.Now()
+	var refusals int
+	for {
+		got, err := engine.advance(id, "SETTLEMENT_PAY_OUT")
+		if err == nil {
+			if got != "SETTLEMENT_PAY_OUT" {
+				t.Fatalf("resumed pay-out = %s, want SETTLEMENT_PAY_OUT", got)
+			}
+			break
+		}
+		if status.Code(err) != codes.Aborted || grpcERCode(err) != "ER-409" {
+			t.Fatalf("pay-out asked again after the restart: %v, want 409 ER-409 while the dead process's claim lasts, then success", err)
+		}
+		refusals++
+		if time.Since(resumeAt) > 20*time.Second {
+			t.Fatalf("the pay-out did not resume within 20s: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	mu.Lock()
+	resumed := append([]string(nil), sent...)
+	mu.Unlock()
+	t.Logf("the pay-out resumed %v after the restart (%d refusals while the claim lasted); movements sent again: %v",
+		time.Since(resumeAt).Round(time.Millisecond), refusals, resumed)
+	for _, m := range resumed {
+		if !slices.Contains(firstRun, m) {
+			t.Errorf("the resumed pay-out sent movement %s, which the first run did not: %v", m, firstRun)
+		}
+	}
+	if diff := cmp.Diff(afterPayOut, f.balances(t)); diff != "" {
+		t.Errorf("balances after the resumed pay-out: funds moved twice? (-want +got):\n%s", diff)
+	}
+	relay.SetHook(nil)
+	engine.mustAdvance(t, id, "SETTLEMENT_COMPLETE", "SETTLEMENT_COMPLETE")
+	if diff := cmp.Diff(afterPayOut, f.balances(t)); diff != "" {
+		t.Errorf("final balances (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, f.totals(t)); diff != "" {
+		t.Errorf("totals per currency changed (-before +after):\n%s", diff)
+	}
+	if st := f.settlementStatus(t, s, requestID); st != "SETTLEMENT_COMPLETE" {
+		t.Errorf("final status %s, want SETTLEMENT_COMPLETE", st)
+	}
+}
+
+// venueFixture is a trading venue of its own with ZTEST trading wallets and the venue's
+// settlement wallets, written into trading's database (the API has no deposit).
+type venueFixture struct {
+	venue    string
+	btc, eth string // ZTEST wallets at the venue
+	store    *tradingstore.Store
+}
+
+func newVenueFixture(t *testing.T, s *suite, clientBTC, clientETH, venueBTC, venueETH string) venueFixture {
+	t.Helper()
+	client, err := mongodb.Connect(t.Context(), s.direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	f := venueFixture{venue: "FAULT-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading"))}
+	f.btc = f.put(t, "BTC", clientBTC)
+	f.eth = f.put(t, "ETH", clientETH)
+	for currency, amount := range map[string]string{"BTC": venueBTC, "ETH": venueETH} {
+		w := trading.NewVenueWallet(f.venue, currency, time.Now())
+		w.Balances[0].Available, w.Balances[0].Ledger = amount, amount
+		if err := f.store.PutWallet(t.Context(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func (f venueFixture) put(t *testing.T, currency, amount string) string {
+	t.Helper()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	w := trading.Wallet{ID: trading.NewWalletID(demo.CompanyZTEST), VenueID: f.venue, Name: "Fault " + currency, Status: trading.StatusActive,
+		CompanyID: demo.CompanyZTEST, Currency: currency, Balances: []trading.Balance{{Currency: currency, Available: amount,
+			Ledger: amount, PendingOut: "0", PendingIn: "0", FeeBuffer: "0"}}, CustomProperties: `{}`,
+		CreatedBy: demo.UserEmail("ztest", maker), CreatedAt: now, UpdatedAt: now, Version: 1, RequestID: "FAULT"}
+	if err := f.store.PutWallet(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	return w.ID
+}
+
+// amounts are one currency's balances of a wallet: available, ledger, pendingOut, pendingIn.
+type amounts [4]string
+
+// balances reads the four wallets of the fixture from trading's database.
+func (f venueFixture) balances(t *testing.T) map[string]amounts {
+	t.Helper()
+	out := map[string]amounts{}
+	for _, w := range []struct{ name, company, id string }{
+		{"client BTC", demo.CompanyZTEST, f.btc}, {"client ETH", demo.CompanyZTEST, f.eth},
+		{"venue BTC", trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, "BTC")},
+		{"venue ETH", trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, "ETH")},
+	} {
+		got, err := f.store.Wallet(t.Context(), w.company, w.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := got.Balances[0]
+		out[w.name] = amounts{b.Available, b.Ledger, b.PendingOut, b.PendingIn}
+	}
+	return out
+}
+
+// totals adds up each balance kind of the fixture's wallets per currency, exactly.
+func (f venueFixture) totals(t *testing.T) map[string]amounts {
+	t.Helper()
+	b := f.balances(t)
+	sum := func(xs ...amounts) amounts {
+		var out amounts
+		for k := range out {
+			total := new(big.Rat)
+			for _, x := range xs {
+				r, ok := new(big.Rat).SetString(x[k])
+				if !ok {
+					t.Fatalf("balance %q is not a decimal", x[k])
+				}
+				total.Add(total, r)
+			}
+			out[k] = total.RatString()
+		}
+		return out
+	}
+	return map[string]amounts{"BTC": sum(b["client BTC"], b["venue BTC"]), "ETH": sum(b["client ETH"], b["venue ETH"])}
+}
+
+// settlementStatus reads the settlement's status through the gateway.
+func (f venueFixture) settlementStatus(t *testing.T, s *suite, requestID string) string {
+	t.Helper()
+	var got struct {
+		Status string `json:"status"`
+	}
+	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementStatusPath, mustJSON(t, map[string]string{"settlementRequestId": requestID})), &got)
+	return got.Status
+}
+
+func legOf(wallet, currency, ledgerCode, amount string) map[string]any {
+	return map[string]any{"counterparty": map[string]any{"type": "WALLET_ID", "value": wallet}, "currency": currency,
+		"ledger": ledgerCode, "amount": amount, "externalSettlementId": "EXT-" + uuid.NewString()[:8], "executionDate": "2026-11-21"}
+}
+
+// instructionBody is an endpoint 3 body at venue.
+func instructionBody(requestID, venue string, legs []map[string]any, nets ...map[string]any) map[string]any {
+	return map[string]any{
+		"header": map[string]any{"venueId": venue, "settlementRequestId": requestID, "status": "SETTLEMENT_RECEIVED",
+			"requestDateTime": "2026-11-21T10:15:30.123Z", "instructionCount": len(legs), "errors": "",
+			"receivableAddresses": []map[string]any{{"address": "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh", "ledger": "XRP", "destinationTag": 2147483647, "memo": "desk"}}},
+		"settlements": legs, "netSettlements": nets,
+	}
+}
+
+// settlementEngine advances settlements as the settlement engine, straight to interchange.
+// Its calls wait for interchange to be up (as a settlement engine retrying would).
+type settlementEngine struct {
+	client interchangev1.SettlementEngineServiceClient
+	ctx    func() context.Context
+	opts   []grpc.CallOption
+}
+
+func newSettlementEngine(t *testing.T, s *suite) settlementEngine {
+	t.Helper()
+	key, err := principal.LoadPrivateKey(filepath.Join(s.dir, "keys", "settlement-engine.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(s.stack.Services["interchange"], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	signer := principal.NewSigner("settlement-engine", key, time.Minute)
+	return settlementEngine{client: interchangev1.NewSettlementEngineServiceClient(conn), opts: []grpc.CallOption{grpc.WaitForReady(true)}, ctx: func() context.Context {
+		ctx, err := signer.OutgoingContext(t.Context(), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"})
+		if err != nil {
+			panic(err)
+		}
+		return ctx
+	}}
+}
+
+func (e settlementEngine) advance(trackingID, to string) (string, error) {
+	ctx, cancel := context.WithTimeout(e.ctx(), 15*time.Second)
+	defer cancel()
+	resp, err := e.client.AdvanceSettlement(ctx, &interchangev1.AdvanceSettlementRequest{SettlementTrackingId: trackingID, ToStatus: to, Reason: "fault test"}, e.opts...)
+	return resp.GetStatus(), err
+}
+
+type advanced struct {
+	status string
+	err    error
+}
+
+// advanceAsync asks for a transition in the background.
+func (e settlementEngine) advanceAsync(trackingID, to string) <-chan advanced {
+	out := make(chan advanced, 1)
+	go func() {
+		st, err := e.advance(trackingID, to)
+		out <- advanced{st, err}
+	}()
+	return out
+}
+
+func (e settlementEngine) mustAdvance(t *testing.T, trackingID, to, want string) {
+	t.Helper()
+	if got, err := e.advance(trackingID, to); err != nil || got != want {
+		t.Fatalf("advance %s to %s = %q, %v; want %s", trackingID, to, got, err, want)
+	}
+}
+
+// grpcERCode returns the ER code a gRPC error carries in its ErrorInfo.
+func grpcERCode(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(interface{ GetReason() string }); ok {
+			return info.GetReason()
+		}
+	}
+	return ""
+}
