@@ -189,10 +189,10 @@ type window struct{ cut, restored time.Time }
 // the links, and waits until creates are acknowledged again.
 func outage(t *testing.T, s *suite, h *history, name, sdAddr string, links ...*fault.Proxy) window {
 	t.Helper()
+	cutAt := time.Now() // before the cut: connections already drop while Cut runs
 	for _, l := range links {
 		l.Cut()
 	}
-	cutAt := time.Now()
 	h.phase.Store(name)
 	down := waitFor(t, 5*time.Second, name+": servicedesk NOT_SERVING", func() bool {
 		st, err := health(t.Context(), sdAddr, "")
