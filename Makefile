@@ -5,7 +5,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
 
-GO_PACKAGES := ./proto/... ./services/... ./gateway/... ./deploy/local/...
+GO_PACKAGES := ./proto/... ./services/... ./gateway/... ./deploy/local/... ./deploy/bench/...
 TEST_FLAGS ?= -count=1 -timeout=15m
 # buf breaking compares the contracts against this git ref (CI sets it to the last landed commit).
 BREAKING_AGAINST ?= .git\#branch=main
@@ -64,6 +64,5 @@ build: ## Build every binary into bin/.
 	go build -o bin/ferretdb ./deploy/local/cmd/ferretdb
 
 .PHONY: bench
-bench: ## Benchmarks (issue "Benchmarks and fault tolerance": not written yet).
-	echo "make bench: the benchmark suite is not written yet (see the benchmarks issue)" >&2
-	exit 1
+bench: ## Measure gateway, service and driver throughput, latency, memory, start-up; results in .data/bench/ (docs/performance.md).
+	go run ./deploy/bench/cmd/bench

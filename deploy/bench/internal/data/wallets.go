@@ -1,0 +1,103 @@
+package data
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/trading"
+	tradingstore "github.com/zcustody/suite/services/trading/store"
+)
+
+// walletDoc and balanceDoc mirror the trading store's documents (services/trading/store),
+// which the store does not export. The bulk wallets are inserted with InsertMany in this shape
+// because the store's own writes are slow to repeat 10,000 times on the embedded database:
+// FerretDB 1.24 on SQLite scans the whole collection for every update (PutWallet's upsert)
+// and even for a find by _id (InsertWallet's read-back). checkWallet reads one bulk wallet
+// back through the store, so a drift between the two shapes fails the load.
+type walletDoc struct {
+	ID               string       `bson:"_id"`
+	VenueID          string       `bson:"venueId"`
+	Name             string       `bson:"name"`
+	Status           string       `bson:"status"`
+	CompanyID        string       `bson:"companyId"`
+	Currency         string       `bson:"currency"`
+	Balances         []balanceDoc `bson:"balances"`
+	CustomProperties string       `bson:"customProperties"`
+	CreatedBy        string       `bson:"createdBy"`
+	CreatedAt        time.Time    `bson:"createdAt"`
+	UpdatedAt        time.Time    `bson:"updatedAt"`
+	Version          int64        `bson:"version"`
+	RequestID        string       `bson:"requestId"`
+}
+
+type balanceDoc struct {
+	Currency   string     `bson:"currency"`
+	Available  string     `bson:"available"`
+	Ledger     string     `bson:"ledger"`
+	PendingOut string     `bson:"pendingOut"`
+	PendingIn  string     `bson:"pendingIn"`
+	FeeBuffer  string     `bson:"feeBuffer"`
+	SubClients []struct{} `bson:"subClientBalances"`
+}
+
+func toDoc(w trading.Wallet) walletDoc {
+	d := walletDoc{ID: w.ID, VenueID: w.VenueID, Name: w.Name, Status: w.Status, CompanyID: w.CompanyID, Currency: w.Currency,
+		CustomProperties: w.CustomProperties, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		Version: w.Version, RequestID: w.RequestID}
+	for _, b := range w.Balances {
+		d.Balances = append(d.Balances, balanceDoc{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger,
+			PendingOut: b.PendingOut, PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: []struct{}{}})
+	}
+	return d
+}
+
+// loadWallets inserts n bulk wallets in batches (ids already there from an earlier run against
+// the same MongoDB are skipped), then checks one through the store.
+func loadWallets(ctx context.Context, db *mongo.Database, n int) error {
+	col := db.Collection("wallets")
+	for done := 0; done < n; {
+		batch := make([]any, 0, min(1000, n-done))
+		for i := done; i < done+cap(batch); i++ {
+			batch = append(batch, toDoc(BenchWallet(i)))
+		}
+		_, err := col.InsertMany(ctx, batch, options.InsertMany().SetOrdered(false))
+		if err != nil && !onlyDuplicates(err) {
+			return fmt.Errorf("load wallets: %w", err)
+		}
+		done += len(batch)
+	}
+	return checkWallet(ctx, tradingstore.New(db), BenchWallet(n-1))
+}
+
+// checkWallet reads want back through the trading store and fails unless it decodes equal.
+func checkWallet(ctx context.Context, st *tradingstore.Store, want trading.Wallet) error {
+	got, err := st.Wallet(ctx, want.CompanyID, want.ID)
+	if err != nil {
+		return fmt.Errorf("read a bulk wallet back: %w", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return fmt.Errorf("a bulk wallet reads back differently through the trading store (-loaded +read); "+
+			"update data.walletDoc to the store's document:\n%s", diff)
+	}
+	return nil
+}
+
+// onlyDuplicates reports whether every write error of an unordered insert is a duplicate key.
+func onlyDuplicates(err error) bool {
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil {
+		return false
+	}
+	for _, we := range bwe.WriteErrors {
+		if !we.HasErrorCode(11000) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,129 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// StartServices starts the five services one after another, each timed from exec to
+// grpc.health SERVING, then the gateway, timed to /healthz 200. Starting them one at a time
+// keeps each start-up free of the others' CPU use.
+func (s *Suite) StartServices(ctx context.Context) error {
+	for _, name := range append(Services, "gateway") {
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		s.Addrs[name] = addr
+	}
+	for _, name := range Services {
+		if err := s.startService(ctx, name); err != nil {
+			return err
+		}
+	}
+	return s.startGateway(ctx)
+}
+
+func (s *Suite) startService(ctx context.Context, name string) error {
+	metrics, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	env := []string{
+		"MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=" + name, "GRPC_ADDR=" + s.Addrs[name], "METRICS_ADDR=" + metrics,
+		"LOG_LEVEL=info", "PRINCIPAL_PUBLIC_KEY_FILE=" + s.keys.path("gateway-principal.pub.pem"),
+		"INTERNAL_PUBLIC_KEYS=" + s.keys.trusted(), "SERVICE_PRIVATE_KEY_FILE=" + s.keys.identity(name),
+		"OPERATOR_PRIVATE_KEY_FILE=" + s.keys.path("operator.pem"), "PRODUCTION=false",
+	}
+	env = append(env, s.peerEnv()...)
+	p, err := launch(name, s.bin(name), nil, env, s.opts.CPUs, s.logDir(), nil)
+	if err != nil {
+		return err
+	}
+	s.Procs = append(s.Procs, p)
+	conn, err := grpc.NewClient(s.Addrs[name], grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 5 * time.Millisecond, Multiplier: 1.2,
+			MaxDelay: 20 * time.Millisecond}, MinConnectTimeout: time.Second}))
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", name, err)
+	}
+	defer conn.Close()
+	health := healthpb.NewHealthClient(conn)
+	return p.waitUntil(ctx, startLimit, func(ctx context.Context) bool {
+		cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		resp, err := health.Check(cctx, &healthpb.HealthCheckRequest{})
+		return err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING
+	})
+}
+
+// peerEnv is every *_ADDR a service or the gateway may need.
+func (s *Suite) peerEnv() []string {
+	var env []string
+	for _, name := range Services {
+		env = append(env, strings.ToUpper(name)+"_ADDR="+s.Addrs[name])
+	}
+	return env
+}
+
+func (s *Suite) startGateway(ctx context.Context) error {
+	env := []string{
+		"HTTP_ADDR=" + s.Addrs["gateway"], "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
+		"PRINCIPAL_PRIVATE_KEY_FILE=" + s.keys.path("gateway-principal.pem"), "LOG_LEVEL=info", "PRODUCTION=false",
+		// Capacity is measured without the per-company, per-user and per-address rate limits
+		// (0 turns a limit off); the overload scenario relies on load shedding alone.
+		"RATE_LIMIT_COMPANY_RPS=0", "RATE_LIMIT_USER_RPS=0", "RATE_LIMIT_PEER_RPS=0", "RATE_LIMIT_BURST=1",
+	}
+	env = append(append(env, s.peerEnv()...), s.opts.GatewayEnv...)
+	p, err := launch("gateway", s.bin("gateway"), nil, env, s.opts.CPUs, s.logDir(), nil)
+	if err != nil {
+		return err
+	}
+	s.Procs = append(s.Procs, p)
+	s.GatewayURL = "http://" + s.Addrs["gateway"]
+	client := &http.Client{Timeout: time.Second}
+	return p.waitUntil(ctx, startLimit, func(ctx context.Context) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.GatewayURL+"/healthz", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// Settle waits, then records every process's idle memory, and returns each process's idle
+// CPU use over the wait (CPU seconds per second: health checks, timers, the runtime).
+func (s *Suite) Settle(ctx context.Context, wait time.Duration) (map[string]float64, error) {
+	before, start := s.CPU(), time.Now()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(wait):
+	}
+	idle := map[string]float64{}
+	elapsed := time.Since(start).Seconds()
+	for name, t := range s.CPU() {
+		idle[name] = (t - before[name]).Seconds() / elapsed
+	}
+	for _, p := range s.Procs {
+		m, err := p.Memory()
+		if err != nil {
+			return nil, err
+		}
+		p.Idle = m
+	}
+	return idle, nil
+}
