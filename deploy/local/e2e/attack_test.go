@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,6 +65,37 @@ func TestServerOwnedFieldsRefused(t *testing.T) {
 			}
 		})
 	}
+	// Malformed, oversized and replayed mutations, each refused before anything is written.
+	c := newClient(demo.CompanyZTEST, maker)
+	valid := createBody(t, "0x0013-001", custodyWalletPayload("Never"))
+	for _, tt := range []struct {
+		name   string
+		body   []byte
+		status int
+		code   string
+	}{
+		{"oversized body", append([]byte(`{"serviceId":"0x0013-001","payload":{"name":["`), append([]byte(strings.Repeat(" ", 1<<20)), []byte(`"]}}`)...)...), http.StatusRequestEntityTooLarge, "ER-413"},
+		{"10,000-element array", []byte(`{"serviceId":"0x0013-001","endToEndId":"0b9a4a52-9a3e-4f5c-9d0a-1f2e3d4c5b6b","payload":{"name":["` + strings.Repeat(`x","`, 9999) + `x"]}}`), http.StatusBadRequest, "ER-103"},
+		{"deeply nested", []byte(`{"serviceId":"0x0013-001","payload":{"name":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}`), http.StatusBadRequest, "ER-103"},
+		{"invalid UTF-8", []byte("{\"serviceId\":\"0x0013-001\",\"payload\":{\"name\":[\"\xff\"]}}"), http.StatusBadRequest, "ER-100"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wantError(t, do(t, c, http.MethodPost, createPath, tt.body), tt.status, tt.code)
+		})
+	}
+	t.Run("replayed create", func(t *testing.T) {
+		req, err := c.NewRequest(http.MethodPost, createPath, valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay := req.Clone(req.Context())
+		replay.Body = io.NopCloser(bytes.NewReader(valid))
+		first := send(t, req)
+		wantError(t, send(t, replay), http.StatusUnauthorized, "ER-401")
+		if first.status == http.StatusOK {
+			before["servicedesk.requests"]++ // the original create is the one write expected
+		}
+	})
 	// Top-level parallel tests wait until the sequential ones are done, so nothing else writes
 	// while this test runs: every count must be the same.
 	if diff := cmp.Diff(before, counts(t)); diff != "" {

@@ -57,3 +57,27 @@ func TestProductionRefusesDemoKeys(t *testing.T) {
 		t.Fatalf("a production gateway started with the demo principal key: %v", err)
 	}
 }
+
+// TestReplayAcrossGateways: a request identifier used at one gateway replica is refused at
+// another, since the replicas share their store of identifiers.
+func TestReplayAcrossGateways(t *testing.T) {
+	t.Parallel()
+	other := secondGateway(t, func(*gatewayapp.Config) {})
+	req, err := newClient(demo.CompanyZTEST, maker).NewRequest(http.MethodPost, productsPath, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := http.NewRequest(http.MethodPost, other+productsPath, strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay.Header = req.Header.Clone()
+	replay.Host = req.URL.Host // the URL the client signed, as a balancer would forward it
+	if first := send(t, req); first.status != http.StatusOK {
+		t.Fatalf("first use: %d %s", first.status, first.body)
+	}
+	msg := wantError(t, send(t, replay), http.StatusUnauthorized, "ER-401")
+	if !strings.Contains(msg, "already used") {
+		t.Errorf("replay at the second replica refused with %q, want the reused identifier named", msg)
+	}
+}
