@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -56,15 +57,42 @@ func (s *Signer) Sign(p Principal) (string, error) {
 type Verifier struct {
 	keys map[string]ed25519.PublicKey
 	now  func() time.Time
+
+	mu       sync.Mutex
+	verified map[string]Principal // token → principal, reused until the token expires
 }
+
+// maxVerified bounds the verified-token memo; it is emptied when full.
+const maxVerified = 10000
 
 // NewVerifier trusts the given issuer → key pairs.
 func NewVerifier(keys map[string]ed25519.PublicKey) *Verifier {
-	return &Verifier{keys: keys, now: time.Now}
+	return &Verifier{keys: keys, now: time.Now, verified: map[string]Principal{}}
 }
 
-// Verify returns the principal of a valid, unexpired token from a trusted issuer.
+// Verify returns the principal of a valid, unexpired token from a trusted issuer. A token
+// seen before is not verified again until it expires (a caller reuses its token).
 func (v *Verifier) Verify(token string) (Principal, error) {
+	v.mu.Lock()
+	p, ok := v.verified[token]
+	v.mu.Unlock()
+	if ok && p.ExpiresAt >= v.now().Unix() {
+		return p, nil
+	}
+	p, err := v.verify(token)
+	if err != nil {
+		return p, err
+	}
+	v.mu.Lock()
+	if len(v.verified) >= maxVerified {
+		clear(v.verified)
+	}
+	v.verified[token] = p
+	v.mu.Unlock()
+	return p, nil
+}
+
+func (v *Verifier) verify(token string) (Principal, error) {
 	payload, sigText, ok := strings.Cut(token, ".")
 	if !ok {
 		return Principal{}, ErrInvalidToken

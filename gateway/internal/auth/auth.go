@@ -67,9 +67,12 @@ type Authenticator struct {
 
 	keysMu sync.Mutex
 	keys   map[string]parsedKey // PEM text → parsed key
-	Window time.Duration
-	Logger *slog.Logger
-	Now    func() time.Time
+
+	tokensMu sync.Mutex
+	tokens   map[string]issuedToken // principal → the token forwarded for it
+	Window   time.Duration
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 type tokenKey struct{}
@@ -121,7 +124,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			tooMany(w, wait)
 			return
 		}
-		token, err := a.Signer.Sign(p)
+		token, err := a.token(p)
 		if err != nil {
 			httperr.Write(w, http.StatusInternalServerError, apperr.CodeInternal, "internal error")
 			return
@@ -331,4 +334,34 @@ func (a *Authenticator) parsed(pemText string) (crypto.PublicKey, error) {
 type parsedKey struct {
 	pub crypto.PublicKey
 	err error
+}
+
+// tokenReuse is how long a forwarded token is reused for the same principal: half its life,
+// so a service always receives one with at least half its validity left.
+const tokenReuse = 30 * time.Second
+
+type issuedToken struct {
+	token string
+	at    time.Time
+}
+
+// token returns the principal token forwarded to the services, signing a new one at most
+// every tokenReuse per principal.
+func (a *Authenticator) token(p principal.Principal) (string, error) {
+	key := strings.Join([]string{p.Kind, p.CompanyID, p.CompanyName, p.UserEmail, strings.Join(p.Roles, ","), strings.Join(p.Entitlements, ",")}, "\x00")
+	now := a.now()
+	a.tokensMu.Lock()
+	defer a.tokensMu.Unlock()
+	if t, ok := a.tokens[key]; ok && now.Sub(t.at) < tokenReuse {
+		return t.token, nil
+	}
+	tok, err := a.Signer.Sign(p)
+	if err != nil {
+		return "", err
+	}
+	if a.tokens == nil || len(a.tokens) >= maxParsedKeys {
+		a.tokens = map[string]issuedToken{}
+	}
+	a.tokens[key] = issuedToken{token: tok, at: now}
+	return tok, nil
 }

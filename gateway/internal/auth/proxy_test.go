@@ -52,3 +52,31 @@ func TestSignedURLBehindAProxy(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardedTokenReused: the same caller's requests carry the same forwarded token (signed
+// once per reuse period), another caller's a different one.
+func TestForwardedTokenReused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var tokens []string
+	for _, c := range []call{
+		{company: "ZED", key: f.edKey, method: http.MethodPost, path: vaspPath},
+		{company: "ZED", key: f.edKey, method: http.MethodPost, path: vaspPath},
+		{company: "ZRSA", key: f.rsaKey, method: http.MethodPost, path: vaspPath},
+	} {
+		r := request(t, c)
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, r)
+		if rec.Code != http.StatusNoContent {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		tok, ok := f.token(r.Header.Get(signing.HeaderRequestID))
+		if !ok {
+			t.Fatal("no token forwarded")
+		}
+		tokens = append(tokens, tok)
+	}
+	if tokens[0] != tokens[1] || tokens[0] == tokens[2] {
+		t.Errorf("tokens: same caller equal = %v, other caller different = %v; want true, true", tokens[0] == tokens[1], tokens[0] != tokens[2])
+	}
+}
