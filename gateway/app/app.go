@@ -71,7 +71,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		g.Close()
 		return nil, err
 	}
-	mux, err := g.mux(ctx, cfg)
+	mux, err := g.mux(ctx, table)
 	if err != nil {
 		g.Close()
 		return nil, err
@@ -110,11 +110,7 @@ func (g *Gateway) dial(cfg Config) error {
 }
 
 // mux maps the contract's paths onto the backends with grpc-gateway.
-func (g *Gateway) mux(ctx context.Context, cfg Config) (*runtime.ServeMux, error) {
-	table, err := routes.Parse(gateway.RulesYAML)
-	if err != nil {
-		return nil, err
-	}
+func (g *Gateway) mux(ctx context.Context, table *routes.Table) (*runtime.ServeMux, error) {
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{EmitDefaultValues: true},

@@ -64,26 +64,6 @@ func (v *Verifier) fromIncoming(ctx context.Context) (Principal, error) {
 	return p, nil
 }
 
-// Credentials attaches a freshly signed token for a fixed principal to every outgoing call;
-// internal systems use it as their own identity (grpc.WithPerRPCCredentials).
-type Credentials struct {
-	Signer    *Signer
-	Principal Principal
-}
-
-// GetRequestMetadata implements credentials.PerRPCCredentials.
-func (c Credentials) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	token, err := c.Signer.Sign(c.Principal)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{MetadataKey: token}, nil
-}
-
-// RequireTransportSecurity implements credentials.PerRPCCredentials. Inside the cluster the
-// token is bound to nothing but its short lifetime; production runs gRPC over mTLS.
-func (Credentials) RequireTransportSecurity() bool { return false }
-
 // OutgoingContext returns ctx with p's token as outgoing metadata.
 func (s *Signer) OutgoingContext(ctx context.Context, p Principal) (context.Context, error) {
 	token, err := s.Sign(p)

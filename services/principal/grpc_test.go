@@ -163,7 +163,7 @@ func TestStreamServerInterceptor(t *testing.T) {
 	}
 }
 
-func TestOutgoingContextAndCredentials(t *testing.T) {
+func TestOutgoingContext(t *testing.T) {
 	t.Parallel()
 	pub, priv := newKey(t)
 	signer := principal.NewSigner("settlement-engine", priv, time.Minute)
@@ -175,16 +175,11 @@ func TestOutgoingContextAndCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := metadata.FromOutgoingContext(ctx)
-	md, err := principal.Credentials{Signer: signer, Principal: system}.GetRequestMetadata(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name string
 		give metadata.MD
 	}{
 		{name: "OutgoingContext", give: out},
-		{name: "Credentials", give: metadata.New(md)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

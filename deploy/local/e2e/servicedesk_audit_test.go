@@ -17,7 +17,6 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
-	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 )
 
 // completedRequest takes a new custody wallet request to COMPLETED and returns its id.
@@ -97,7 +96,9 @@ func TestAuditTrailTamperCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Disconnect(context.Background())
-	if err := servicedeskstore.New(client.Database("servicedesk")).Tamper(context.Background(), id, 2, "api-maker@ztest.example"); err != nil {
+	// Edit version 3's actor behind the service's back.
+	if _, err := client.Database("servicedesk").Collection("requests").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "versions.2.actor", Value: "api-maker@ztest.example"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	got := verify(id)

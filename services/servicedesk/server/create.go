@@ -75,7 +75,7 @@ func (s *Server) checkCreate(ctx context.Context, p principal.Principal, req *se
 	case req.GetPayload() == nil:
 		return servicedesk.Service{}, "", apperr.Missing("payload")
 	}
-	found, err := s.catalog.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: []string{req.GetServiceId()}})
+	found, err := s.store.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: []string{req.GetServiceId()}})
 	if err != nil {
 		return servicedesk.Service{}, "", err
 	}

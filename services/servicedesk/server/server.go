@@ -33,7 +33,6 @@ type Store interface {
 type Server struct {
 	servicedeskv1.UnimplementedServicedeskServiceServer
 	store    Store
-	catalog  Store
 	executor *Executor
 	now      func() time.Time
 }
@@ -42,7 +41,7 @@ var _ servicedeskv1.ServicedeskServiceServer = (*Server)(nil)
 
 // New returns the server.
 func New(store Store, executor *Executor) *Server {
-	return &Server{store: store, catalog: store, executor: executor, now: time.Now}
+	return &Server{store: store, executor: executor, now: time.Now}
 }
 
 // ListProducts serves endpoint 6: the catalog filtered by the caller's entitlements and by
@@ -56,7 +55,7 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	if err != nil {
 		return nil, err
 	}
-	services, err := s.catalog.FindCatalog(ctx, filter)
+	services, err := s.store.FindCatalog(ctx, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -177,11 +177,3 @@ func (s *Store) Due(ctx context.Context, statuses []string, field string, cutoff
 	filter := bson.D{{Key: "status", Value: bson.D{{Key: "$in", Value: statuses}}}, {Key: field, Value: bson.D{{Key: "$lt", Value: cutoff}}}}
 	return s.findMany(ctx, filter, options.Find().SetLimit(limit).SetSort(bson.D{{Key: field, Value: 1}}))
 }
-
-// Tamper overwrites one stored version's actor, bypassing the chain. Tests use it to prove
-// the audit-trail check catches an edited version; nothing else may call it.
-func (s *Store) Tamper(ctx context.Context, requestID string, index int, actor string) error {
-	field := fmt.Sprintf("versions.%d.actor", index)
-	_, err := s.db.Collection(colRequests).UpdateOne(ctx, bson.D{{Key: "_id", Value: requestID}}, bson.D{{Key: "$set", Value: bson.D{{Key: field, Value: actor}}}})
-	return err
-}
