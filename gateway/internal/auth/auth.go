@@ -340,6 +340,9 @@ type parsedKey struct {
 // so a service always receives one with at least half its validity left.
 const tokenReuse = 30 * time.Second
 
+// maxTokens bounds the forwarded-token memo; it is emptied when full.
+const maxTokens = 10000
+
 type issuedToken struct {
 	token string
 	at    time.Time
@@ -359,7 +362,7 @@ func (a *Authenticator) token(p principal.Principal) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if a.tokens == nil || len(a.tokens) >= maxParsedKeys {
+	if a.tokens == nil || len(a.tokens) >= maxTokens {
 		a.tokens = map[string]issuedToken{}
 	}
 	a.tokens[key] = issuedToken{token: tok, at: now}
