@@ -1,12 +1,12 @@
 package compliance
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/payload"
 )
 
 // Limits of the beneficiary payloads, in characters.
@@ -22,10 +22,10 @@ var addressKeys = []string{"line1", "city", "country"}
 // ParseCreate reads a 0x0007-004 payload: entityType, beneficiaryName and registeredAddress
 // are mandatory, operatingAddress is optional.
 func ParseCreate(raw map[string]any) (NewBeneficiary, error) {
-	if err := checkKeys("", raw, "entityType", "beneficiaryName", "registeredAddress", "operatingAddress"); err != nil {
+	if err := payload.CheckKeys("", raw, "entityType", "beneficiaryName", "registeredAddress", "operatingAddress"); err != nil {
 		return NewBeneficiary{}, err
 	}
-	entityType, err := text(raw, "entityType")
+	entityType, err := payload.Text(raw, "entityType")
 	if err != nil {
 		return NewBeneficiary{}, err
 	}
@@ -50,7 +50,7 @@ func ParseCreate(raw map[string]any) (NewBeneficiary, error) {
 // ParseUpdate reads a 0x0007-005 payload: beneficiaryId and at least one of beneficiaryName,
 // registeredAddress and operatingAddress.
 func ParseUpdate(raw map[string]any) (Update, error) {
-	if err := checkKeys("", raw, "beneficiaryId", "beneficiaryName", "registeredAddress", "operatingAddress"); err != nil {
+	if err := payload.CheckKeys("", raw, "beneficiaryId", "beneficiaryName", "registeredAddress", "operatingAddress"); err != nil {
 		return Update{}, err
 	}
 	id, err := beneficiaryID(raw)
@@ -83,57 +83,17 @@ func ParseUpdate(raw map[string]any) (Update, error) {
 
 // ParseDeactivate reads a 0x0007-006 payload: one beneficiaryId.
 func ParseDeactivate(raw map[string]any) (string, error) {
-	if err := checkKeys("", raw, "beneficiaryId"); err != nil {
+	if err := payload.CheckKeys("", raw, "beneficiaryId"); err != nil {
 		return "", err
 	}
 	return beneficiaryID(raw)
 }
 
-// checkKeys refuses keys outside allowed (mass-assignment guard), naming the first in
-// sorted order so the answer is the same on every call; prefix qualifies nested fields.
-func checkKeys(prefix string, raw map[string]any, allowed ...string) error {
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(allowed, k) {
-			return apperr.Invalid(apperr.CodeFormat, prefix+k, "unknown field: %s", prefix+k)
-		}
-	}
-	return nil
-}
-
 // present reports whether the payload gives field a value (null counts as absent).
 func present(raw map[string]any, field string) bool { return raw[field] != nil }
 
-// text returns a mandatory single string: a string or a one-element array of strings (the
-// catalog's templates show arrays).
-func text(raw map[string]any, field string) (string, error) {
-	switch v := raw[field].(type) {
-	case nil:
-		return "", apperr.Missing(field)
-	case string:
-		return v, nil
-	case []any:
-		if len(v) == 0 {
-			return "", apperr.Invalid(apperr.CodeEmptyList, field, "%s must hold one value", field)
-		}
-		s, ok := v[0].(string)
-		if !ok {
-			return "", apperr.Invalid(apperr.CodeFormat, field, "%s must be a string", field)
-		}
-		if len(v) != 1 {
-			return "", apperr.Invalid(apperr.CodeLength, field, "%s must hold exactly one value, got %d", field, len(v))
-		}
-		return s, nil
-	}
-	return "", apperr.Invalid(apperr.CodeFormat, field, "%s must be a string", field)
-}
-
 func beneficiaryName(raw map[string]any) (string, error) {
-	name, err := text(raw, "beneficiaryName")
+	name, err := payload.Text(raw, "beneficiaryName")
 	if err != nil {
 		return "", err
 	}
@@ -141,7 +101,7 @@ func beneficiaryName(raw map[string]any) (string, error) {
 }
 
 func beneficiaryID(raw map[string]any) (string, error) {
-	id, err := text(raw, "beneficiaryId")
+	id, err := payload.Text(raw, "beneficiaryId")
 	if err != nil {
 		return "", err
 	}
@@ -183,12 +143,12 @@ func address(raw map[string]any, field string) (Address, error) {
 	case !ok:
 		return Address{}, apperr.Invalid(apperr.CodeFormat, field, "%s must be an object with line1, city and country", field)
 	}
-	if err := checkKeys(field+".", obj, addressKeys...); err != nil {
+	if err := payload.CheckKeys(field+".", obj, addressKeys...); err != nil {
 		return Address{}, err
 	}
 	var parts [3]string
 	for i, key := range addressKeys {
-		v, err := text(obj, key)
+		v, err := payload.Text(obj, key)
 		if err != nil {
 			return Address{}, qualify(err, field+".")
 		}

@@ -1,10 +1,11 @@
 package custody
 
 import (
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/zcustody/suite/services/apperr"
+	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 
 // payload is a service-request payload whose values are arrays of strings. A plain string
@@ -13,44 +14,24 @@ type payload map[string][]string
 
 // readPayload checks that raw holds only the allowed keys and that each value is a string or
 // an array of strings. Unknown keys answer ER-108 naming the key (mass-assignment guard).
+// Keys are read in sorted order and the first bad one answers: a value of the wrong type
+// before the first unknown key, else that key (which CheckKeys names).
 func readPayload(raw map[string]any, allowed ...string) (payload, error) {
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // report the same key first on every call
 	out := payload{}
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if !slices.Contains(allowed, k) {
-			return nil, apperr.Invalid(apperr.CodeFormat, k, "unknown field: %s", k)
+			break
 		}
-		values, err := stringList(k, raw[k])
+		values, err := reqpayload.Strings(k, raw[k])
 		if err != nil {
 			return nil, err
 		}
 		out[k] = values
 	}
-	return out, nil
-}
-
-func stringList(field string, v any) ([]string, error) {
-	switch v := v.(type) {
-	case nil:
-		return nil, nil
-	case string:
-		return []string{v}, nil
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			s, ok := e.(string)
-			if !ok {
-				return nil, apperr.Invalid(apperr.CodeFormat, field, "%s must be an array of strings", field)
-			}
-			out = append(out, s)
-		}
-		return out, nil
+	if err := reqpayload.CheckKeys("", raw, allowed...); err != nil {
+		return nil, err
 	}
-	return nil, apperr.Invalid(apperr.CodeFormat, field, "%s must be a string or an array of strings", field)
+	return out, nil
 }
 
 // required returns the values of a mandatory field: ER-101 when absent, ER-112 when empty.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
+	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 
 // Catalog services trading owns.
@@ -41,7 +42,7 @@ type CreateWallet struct {
 // ParseCreate validates a 0x0003-001 payload. Each field is a string or a one-element array
 // of strings (the catalog template's form).
 func ParseCreate(payload map[string]any) (CreateWallet, error) {
-	if err := onlyKnown(payload, "name", "currency", "tradingVenueId", "accountUuid", "userUuid"); err != nil {
+	if err := reqpayload.CheckKeys("", payload, "name", "currency", "tradingVenueId", "accountUuid", "userUuid"); err != nil {
 		return CreateWallet{}, err
 	}
 	var c CreateWallet
@@ -69,7 +70,7 @@ func ParseCreate(payload map[string]any) (CreateWallet, error) {
 
 // ParseDeactivate validates a 0x0003-002 payload and returns its walletId.
 func ParseDeactivate(payload map[string]any) (string, error) {
-	if err := onlyKnown(payload, "walletId"); err != nil {
+	if err := reqpayload.CheckKeys("", payload, "walletId"); err != nil {
 		return "", err
 	}
 	return text(payload, "walletId")
@@ -91,21 +92,8 @@ func (c CreateWallet) NewWallet(id, companyID, createdBy, requestID string, now 
 		CreatedAt: now, UpdatedAt: now, Version: 1, RequestID: requestID}
 }
 
-func onlyKnown(payload map[string]any, known ...string) error {
-	keys := make([]string, 0, len(payload))
-	for k := range payload {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(known, k) {
-			return apperr.Invalid(apperr.CodeFormat, k, "unknown field %q; the payload holds %s", k, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
-
-// text reads a string field given as "x" or ["x"].
+// text reads a string field given as "x" or ["x"]. Unlike payload.Text, an array of several
+// values answers ER-108 (not ER-103), [null] ER-101, and a blank value ER-107.
 func text(payload map[string]any, key string) (string, error) {
 	v, ok := payload[key]
 	if list, isList := v.([]any); isList {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
+	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 
 // Catalog services interchange's address side owns.
@@ -43,7 +44,7 @@ type Deactivate struct {
 // catalog template's form); addressPurpose as ["INCOMING","OUTGOING"], ["INCOMING, OUTGOING"]
 // or "INCOMING"; hostedAddress as true or [true].
 func ParseWhitelist(payload map[string]any) (Whitelist, error) {
-	err := onlyKnown(payload, "address", "blockchain", "beneficiaryId", "notes", "hostedAddress", "vaspId", "addressPurpose")
+	err := reqpayload.CheckKeys("", payload, "address", "blockchain", "beneficiaryId", "notes", "hostedAddress", "vaspId", "addressPurpose")
 	if err != nil {
 		return Whitelist{}, err
 	}
@@ -70,7 +71,7 @@ func ParseWhitelist(payload map[string]any) (Whitelist, error) {
 
 // ParseDeactivate validates a 0x0007-008 payload.
 func ParseDeactivate(payload map[string]any) (Deactivate, error) {
-	if err := onlyKnown(payload, "address", "blockchain"); err != nil {
+	if err := reqpayload.CheckKeys("", payload, "address", "blockchain"); err != nil {
 		return Deactivate{}, err
 	}
 	return parseLocation(payload)

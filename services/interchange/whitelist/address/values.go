@@ -1,31 +1,15 @@
 package address
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/zcustody/suite/services/apperr"
 )
 
-// onlyKnown refuses keys outside the service's template (the service desk checks it too; the
-// owner does not rely on that).
-func onlyKnown(payload map[string]any, known ...string) error {
-	keys := make([]string, 0, len(payload))
-	for k := range payload {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !slices.Contains(known, k) {
-			return apperr.Invalid(apperr.CodeFormat, k, "unknown field %q; the payload holds %s", k, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
-
 // single unwraps a one-element array (the template's form); it reports whether the key is
-// present with a value.
+// present with a value. Unlike payload.Text, several values answer ER-108 (not ER-103) and
+// [null] counts as absent.
 func single(payload map[string]any, key string) (any, bool, error) {
 	v, ok := payload[key]
 	if list, isList := v.([]any); isList {
