@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,10 +16,33 @@ import (
 // ErrReplay is returned when a request identifier was already used by the company.
 var ErrReplay = errors.New("request identifier already used")
 
+// Claims that arrive while an insert is under way go together in the next one, at most
+// maxClaimBatch per insert; an insert that takes longer than claimTimeout fails its claims.
+const (
+	maxClaimBatch = 512
+	claimTimeout  = 10 * time.Second
+)
+
 // ReplayStore remembers request identifiers per company in the gateway's own collection,
 // shared by every gateway replica: a unique _id makes the second use fail on any replica.
+//
+// Claims are group-committed: one insert is under way at a time, and the claims that arrive
+// meanwhile wait for the next, which writes them all in one unordered InsertMany. At low load
+// every claim is its own insert (no timer, no added wait); under load one database round trip
+// and one commit serve many requests. Each claim still gets its own answer: a duplicate key
+// at its index is ErrReplay for that claim alone.
 type ReplayStore struct {
 	col *mongo.Collection
+
+	mu       sync.Mutex
+	pending  []*pendingClaim
+	flushing bool
+}
+
+type pendingClaim struct {
+	ctx  context.Context
+	doc  bson.D
+	done chan error // buffered: the flusher never blocks on a caller that gave up
 }
 
 // NewReplayStore returns the store on db.
@@ -35,14 +59,85 @@ func (s *ReplayStore) EnsureIndexes(ctx context.Context) error {
 	return nil
 }
 
-// Claim records the identifier; ErrReplay if it was seen before.
+// Claim records the identifier; ErrReplay if it was seen before. When ctx ends first, Claim
+// returns its error; the identifier may still be recorded (as with any write whose answer
+// was lost), so a retry must use a new identifier.
 func (s *ReplayStore) Claim(ctx context.Context, company, requestID string, expires time.Time) error {
-	_, err := s.col.InsertOne(ctx, bson.D{{Key: "_id", Value: company + ":" + requestID}, {Key: "expiresAt", Value: expires}})
-	if mongo.IsDuplicateKeyError(err) {
-		return ErrReplay
+	c := &pendingClaim{ctx: ctx, done: make(chan error, 1),
+		doc: bson.D{{Key: "_id", Value: company + ":" + requestID}, {Key: "expiresAt", Value: expires}}}
+	s.mu.Lock()
+	s.pending = append(s.pending, c)
+	start := !s.flushing
+	s.flushing = true
+	s.mu.Unlock()
+	if start {
+		go s.flush()
 	}
-	if err != nil {
+	select {
+	case err := <-c.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// flush inserts the pending claims, a batch at a time, until none are left.
+func (s *ReplayStore) flush() {
+	for {
+		s.mu.Lock()
+		n := min(len(s.pending), maxClaimBatch)
+		if n == 0 {
+			s.flushing = false
+			s.mu.Unlock()
+			return
+		}
+		batch := make([]*pendingClaim, 0, n)
+		for _, c := range s.pending[:n] {
+			if c.ctx.Err() == nil { // its caller has gone: do not spend the identifier
+				batch = append(batch, c)
+			}
+		}
+		s.pending = append(s.pending[:0], s.pending[n:]...)
+		s.mu.Unlock()
+		s.insert(batch)
+	}
+}
+
+func (s *ReplayStore) insert(batch []*pendingClaim) {
+	if len(batch) == 0 {
+		return
+	}
+	docs := make([]any, len(batch))
+	for i, c := range batch {
+		docs[i] = c.doc
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	defer cancel()
+	_, err := s.col.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	for i, c := range batch {
+		c.done <- claimResult(err, i)
+	}
+}
+
+// claimResult is the answer for the claim at index i of an insert that returned err.
+func claimResult(err error, i int) error {
+	if err == nil {
+		return nil
+	}
+	var bulk mongo.BulkWriteException
+	if !errors.As(err, &bulk) || bulk.WriteConcernError != nil {
+		// Nothing says which claims were written durably: every claim of the batch fails
+		// (a retry with the same identifier may then be refused as a replay, never accepted twice).
 		return fmt.Errorf("claim request identifier: %w", err)
+	}
+	for _, we := range bulk.WriteErrors {
+		if we.Index != i {
+			continue
+		}
+		if mongo.IsDuplicateKeyError(we.WriteError) {
+			return ErrReplay
+		}
+		return fmt.Errorf("claim request identifier: %w", we.WriteError)
 	}
 	return nil
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 const (

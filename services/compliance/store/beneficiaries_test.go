@@ -15,7 +15,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/compliance/store"
-	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 func beneficiary(id, companyID string) compliance.Beneficiary {

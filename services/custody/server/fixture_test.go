@@ -16,8 +16,8 @@ import (
 	"github.com/zcustody/suite/services/custody/server"
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 const (

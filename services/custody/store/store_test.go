@@ -14,7 +14,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/custody/store"
-	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 func newStore(t *testing.T) *store.Store {

@@ -17,8 +17,8 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 // Demo-shaped ids of the tests.

@@ -22,8 +22,8 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 const (

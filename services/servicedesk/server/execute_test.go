@@ -14,11 +14,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 // owner stands in for an owning service's plugin API: it counts executions and fails with

@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/store"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 func newStore(t *testing.T) *store.Store {

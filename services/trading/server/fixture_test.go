@@ -12,8 +12,8 @@ import (
 
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/internal/testdb"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/testdb"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/trading/store"
 )

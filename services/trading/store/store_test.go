@@ -10,7 +10,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/testdb"
 	"github.com/zcustody/suite/services/trading"
 	"github.com/zcustody/suite/services/trading/store"
 )

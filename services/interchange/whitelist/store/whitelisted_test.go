@@ -16,7 +16,7 @@ import (
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
 	"github.com/zcustody/suite/services/internal/ledger"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/internal/testdb"
+	"github.com/zcustody/suite/services/testdb"
 )
 
 func newStore(t *testing.T) *store.Store {
