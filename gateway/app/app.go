@@ -84,7 +84,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		PeerLimits:     auth.NewLimiter(cfg.PeerRPS, 0, max(cfg.RateBurst, int(2*cfg.PeerRPS))),
 		RefuseDemoKeys: cfg.Production,
 	}
-	api := edge.Shed(cfg.MaxInFlight, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
+	shed := edge.ShedOptions{MaxInFlight: cfg.MaxInFlight, Target: cfg.ShedLatencyTarget, Logger: logger}
+	api := edge.Shed(shed, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
 	g.Handler = g.routes(api)
 	return g, nil
 }

@@ -37,9 +37,13 @@ type Config struct {
 	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
 	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
 	RateBurst  int     `env:"RATE_LIMIT_BURST, default=100"`
-	// MaxInFlight bounds the requests served at once; beyond it the gateway answers 503 at
-	// once (0: no bound).
-	MaxInFlight int `env:"MAX_IN_FLIGHT, default=512"`
+	// MaxInFlight is the hard ceiling on requests served at once; beyond the current limit
+	// the gateway answers 503 at once (0 turns shedding off). ShedLatencyTarget makes the
+	// limit follow the capacity below that ceiling: it falls while even the fastest requests
+	// take longer than the target, and climbs back when they do not (0: the limit stays at
+	// MaxInFlight). See docs/decisions.md.
+	MaxInFlight       int           `env:"MAX_IN_FLIGHT, default=512"`
+	ShedLatencyTarget time.Duration `env:"SHED_LATENCY_TARGET, default=1s"`
 	// PeerRPS throttles each client address before authentication (0 turns it off).
 	PeerRPS float64 `env:"RATE_LIMIT_PEER_RPS, default=200"`
 	// Production refuses the published demo keys, its own and companies' (PRODUCTION=true).
@@ -80,6 +84,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 {
 		errs = append(errs, errors.New("READ_HEADER_TIMEOUT and READ_TIMEOUT must be positive"))
+	}
+	if c.MaxInFlight < 0 || c.ShedLatencyTarget < 0 {
+		errs = append(errs, errors.New("MAX_IN_FLIGHT and SHED_LATENCY_TARGET must not be negative"))
 	}
 	if c.RequestTimeout <= 0 || c.ShutdownTimeout <= 0 || c.IdentityTTL < 0 {
 		errs = append(errs, errors.New("REQUEST_TIMEOUT and SHUTDOWN_TIMEOUT must be positive, IDENTITY_CACHE_TTL not negative"))

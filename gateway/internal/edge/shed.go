@@ -1,28 +1,162 @@
 package edge
 
 import (
+	"log/slog"
+	"math"
 	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
 	"github.com/zcustody/suite/services/apperr"
 )
 
-// Shed admits at most maxInFlight requests at once and answers the rest at once with 503 and
-// Retry-After, so that an overloaded gateway sheds load instead of queueing without bound.
-// A maxInFlight of 0 admits everything.
-func Shed(maxInFlight int, next http.Handler) http.Handler {
-	if maxInFlight <= 0 {
-		return next
+// The adaptive limit's rule (docs/decisions.md, "Load shedding follows the capacity").
+const (
+	// shedWindow is the least time between a window's first completion and the one that
+	// closes it; the window's fastest completion is judged against the latency target.
+	shedWindow = 250 * time.Millisecond
+	// shedFloor is the lowest the limit falls (or MaxInFlight, if that is lower).
+	shedFloor = 2
+)
+
+// ShedOptions configures Shed.
+type ShedOptions struct {
+	// MaxInFlight is the hard ceiling on requests served at once; 0 turns shedding off.
+	MaxInFlight int
+	// Target is the latency above which a window's fastest request shows a standing queue;
+	// 0 keeps the limit fixed at MaxInFlight.
+	Target time.Duration
+	// Logger, if set, is told when the limit halves or doubles.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Shedder admits requests up to a concurrency limit and answers the rest at once with 503
+// and Retry-After, so that an overloaded gateway sheds load instead of queueing without
+// bound. With a latency target the limit follows the capacity: it falls when even the
+// fastest request of a window waited longer than the target, and climbs back while the
+// requests are fast and the limit is reached, never above MaxInFlight.
+type Shedder struct {
+	next     http.Handler
+	opts     ShedOptions
+	ceiling  int64
+	floor    int64
+	inFlight atomic.Int64
+	limit    atomic.Int64
+	reached  atomic.Bool // the limit was reached in the current window
+
+	mu      sync.Mutex
+	opened  time.Time     // the current window's first completion
+	samples int           // completions judged in the current window
+	fastest time.Duration // the current window's fastest completion
+	cut     time.Time     // the last decrease: requests admitted before it are not judged
+	logged  int64         // the limit last logged
+}
+
+// Shed wraps next in a Shedder.
+func Shed(opts ShedOptions, next http.Handler) *Shedder {
+	s := &Shedder{next: next, opts: opts, ceiling: int64(opts.MaxInFlight)}
+	if opts.MaxInFlight <= 0 {
+		s.ceiling, s.opts.Target = math.MaxInt64, 0
 	}
-	slots := make(chan struct{}, maxInFlight)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		default:
-			w.Header().Set("Retry-After", "1")
-			httperr.Write(w, http.StatusServiceUnavailable, apperr.CodeUnavailable, "the gateway is at capacity; retry shortly")
-		}
-	})
+	if s.opts.Now == nil {
+		s.opts.Now = time.Now
+	}
+	s.floor = min(shedFloor, s.ceiling)
+	s.limit.Store(s.ceiling)
+	s.logged = s.ceiling
+	return s
+}
+
+// Limit returns the current limit on requests served at once.
+func (s *Shedder) Limit() int {
+	return int(s.limit.Load())
+}
+
+// ServeHTTP admits r or answers 503 at once.
+func (s *Shedder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.admit() {
+		w.Header().Set("Retry-After", "1")
+		httperr.Write(w, http.StatusServiceUnavailable, apperr.CodeUnavailable, "the gateway is at capacity; retry shortly")
+		return
+	}
+	if s.opts.Target <= 0 {
+		defer s.inFlight.Add(-1)
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	start := s.opts.Now()
+	defer s.done(start)
+	s.next.ServeHTTP(w, r)
+}
+
+// admit takes a slot if one is free under the current limit.
+func (s *Shedder) admit() bool {
+	limit := s.limit.Load()
+	n := s.inFlight.Add(1)
+	if n >= limit && !s.reached.Load() {
+		s.reached.Store(true)
+	}
+	if n <= limit {
+		return true
+	}
+	s.inFlight.Add(-1)
+	return false
+}
+
+// done frees the slot of a request admitted at start and judges its latency.
+func (s *Shedder) done(start time.Time) {
+	s.inFlight.Add(-1)
+	now := s.opts.Now()
+	took := now.Sub(start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if start.Before(s.cut) {
+		return // admitted under the previous limit: its wait says nothing about this one
+	}
+	if s.samples == 0 {
+		s.opened, s.fastest = now, took
+	}
+	s.samples++
+	s.fastest = min(s.fastest, took)
+	if now.Sub(s.opened) < shedWindow {
+		return
+	}
+	s.adjust(now)
+	s.samples = 0
+}
+
+// adjust closes a window: multiplicative decrease under a standing queue, additive increase
+// while the requests are fast and the limit was reached. s.mu is held.
+func (s *Shedder) adjust(now time.Time) {
+	limit := s.limit.Load()
+	reached := s.reached.Swap(false)
+	next := limit
+	switch {
+	case s.fastest > s.opts.Target:
+		next = max(s.floor, min(limit, s.inFlight.Load())*3/4)
+	case reached:
+		next = min(s.ceiling, limit+max(1, limit/8))
+	}
+	if next == limit {
+		return
+	}
+	if next < limit {
+		s.cut = now
+	}
+	s.limit.Store(next)
+	s.log(next)
+}
+
+// log reports the limit when it has halved or doubled since it was last reported.
+func (s *Shedder) log(limit int64) {
+	if s.opts.Logger == nil || (limit > s.logged/2 && limit < s.logged*2) {
+		return
+	}
+	s.logged = limit
+	s.opts.Logger.Info("load shedding limit changed", "limit", limit, "ceiling", s.ceiling,
+		"in_flight", s.inFlight.Load(), "fastest", s.fastest)
 }
