@@ -37,6 +37,7 @@ type Gateway struct {
 	conns   []*grpc.ClientConn
 	backend map[string]*grpc.ClientConn
 	logger  *slog.Logger
+	metrics *metrics
 }
 
 // New connects the backends and builds the handler.
@@ -86,7 +87,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 	}
 	shed := edge.ShedOptions{MaxInFlight: cfg.MaxInFlight, Target: cfg.ShedLatencyTarget, Logger: logger}
 	api := edge.Shed(shed, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
-	g.Handler = g.routes(api)
+	// Outside the shedder, so that the requests it refuses are counted too.
+	g.metrics = newMetrics(table, api)
+	g.Handler = g.routes(g.metrics.instrument(api))
 	return g, nil
 }
 

@@ -26,6 +26,9 @@ type Config struct {
 	MaxBodyBytes    int64         `env:"MAX_BODY_BYTES, default=1048576"`
 	RequestTimeout  time.Duration `env:"REQUEST_TIMEOUT, default=15s"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT, default=20s"`
+	// MetricsAddr serves the Prometheus metrics on a server of their own, apart from the
+	// API; set empty (METRICS_ADDR=) it turns that server off.
+	MetricsAddr string `env:"METRICS_ADDR, default=127.0.0.1:9090"`
 	// Slow clients: the headers must arrive within ReadHeaderTimeout, the whole request
 	// within ReadTimeout.
 	ReadHeaderTimeout time.Duration `env:"READ_HEADER_TIMEOUT, default=5s"`

@@ -50,8 +50,9 @@ func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"status": state, "down": down})
 }
 
-// Run builds the gateway and serves HTTP on cfg.HTTPAddr until ctx ends, then finishes
-// in-flight requests for at most cfg.ShutdownTimeout. ready, if set, receives the address.
+// Run builds the gateway and serves HTTP on cfg.HTTPAddr, and its metrics on
+// cfg.MetricsAddr, until ctx ends, then finishes in-flight requests for at most
+// cfg.ShutdownTimeout. ready, if set, receives the API's address.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr string)) error {
 	g, err := New(ctx, cfg, logger)
 	if err != nil {
@@ -62,8 +63,14 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr s
 	if err != nil {
 		return fmt.Errorf("listen http: %w", err)
 	}
-	srv := HTTPServer(cfg, g.Handler)
+	mlis, err := listenMetrics(cfg.MetricsAddr)
+	if err != nil {
+		_ = lis.Close()
+		return err
+	}
+	srv, msrv := HTTPServer(cfg, g.Handler), g.metricsServer(cfg)
 	grp, gctx := errgroup.WithContext(ctx)
+	grp.Go(func() error { return serveMetrics(msrv, mlis, logger) })
 	grp.Go(func() error {
 		logger.Info("gateway listening", "addr", lis.Addr().String())
 		if ready != nil {
@@ -80,7 +87,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr s
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()
 		logger.Info("gateway shutting down")
-		return srv.Shutdown(sctx)
+		// The metrics stay up while the API drains, so the last scrape sees it.
+		err := srv.Shutdown(sctx)
+		return errors.Join(err, msrv.Shutdown(sctx))
 	})
 	return grp.Wait()
 }

@@ -254,7 +254,8 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	cfg := gatewayapp.Config{HTTPAddr: addr, MongoURI: s.MongoURI, Database: "gateway",
+	// The metrics take any free port, so that stacks running in parallel never collide.
+	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: "127.0.0.1:0", MongoURI: s.MongoURI, Database: "gateway",
 		ServicedeskAddr: s.Services[servicedeskapp.Name], TradingAddr: s.Services[tradingapp.Name],
 		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
 		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",

@@ -46,6 +46,7 @@ type Shedder struct {
 	floor    int64
 	inFlight atomic.Int64
 	limit    atomic.Int64
+	refused  atomic.Int64
 	reached  atomic.Bool // the limit was reached in the current window
 
 	mu      sync.Mutex
@@ -76,9 +77,21 @@ func (s *Shedder) Limit() int {
 	return int(s.limit.Load())
 }
 
+// InFlight returns the number of requests being served (an instant's reading: a request
+// being refused counts for the moment it takes to refuse it).
+func (s *Shedder) InFlight() int {
+	return int(s.inFlight.Load())
+}
+
+// Refused returns how many requests the shedder has answered 503.
+func (s *Shedder) Refused() int64 {
+	return s.refused.Load()
+}
+
 // ServeHTTP admits r or answers 503 at once.
 func (s *Shedder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.admit() {
+		s.refused.Add(1)
 		w.Header().Set("Retry-After", "1")
 		httperr.Write(w, http.StatusServiceUnavailable, apperr.CodeUnavailable, "the gateway is at capacity; retry shortly")
 		return

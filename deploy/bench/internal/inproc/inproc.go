@@ -127,7 +127,7 @@ func (h *Harness) serveBackends(gatewayPub ed25519.PublicKey) (string, error) {
 // stubs, and the rate limits off.
 func (h *Harness) startGateway(ctx context.Context, mongoURI, backends, keyFile string) error {
 	var cfg gatewayapp.Config
-	env := map[string]string{"MONGODB_URI": mongoURI, "PRINCIPAL_PRIVATE_KEY_FILE": keyFile, "LOG_LEVEL": "warn",
+	env := map[string]string{"MONGODB_URI": mongoURI, "PRINCIPAL_PRIVATE_KEY_FILE": keyFile, "LOG_LEVEL": "warn", "METRICS_ADDR": "127.0.0.1:0",
 		"RATE_LIMIT_COMPANY_RPS": "0", "RATE_LIMIT_USER_RPS": "0", "RATE_LIMIT_PEER_RPS": "0", "RATE_LIMIT_BURST": "1"}
 	for _, name := range []string{"SERVICEDESK", "TRADING", "INTERCHANGE", "CUSTODY", "COMPLIANCE"} {
 		env[name+"_ADDR"] = backends

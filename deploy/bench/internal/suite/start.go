@@ -76,7 +76,7 @@ func (s *Suite) peerEnv() []string {
 
 func (s *Suite) startGateway(ctx context.Context) error {
 	env := []string{
-		"HTTP_ADDR=" + s.Addrs["gateway"], "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
+		"HTTP_ADDR=" + s.Addrs["gateway"], "METRICS_ADDR=127.0.0.1:0", "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
 		"PRINCIPAL_PRIVATE_KEY_FILE=" + s.keys.path("gateway-principal.pem"), "LOG_LEVEL=info", "PRODUCTION=false",
 		// Capacity is measured without the per-company, per-user and per-address rate limits
 		// (0 turns a limit off); the overload scenario relies on load shedding alone.
