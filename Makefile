@@ -24,7 +24,7 @@ test: ## Run every test; starts the embedded database itself.
 	cd deploy/k8s && GOWORK=off go test $(TEST_FLAGS) ./...
 
 FUZZ_TIME ?= 15s
-FUZZ_TARGETS := ./gateway/internal/auth:FuzzReadHeaders ./services/canonical:FuzzFromJSON ./services/internal/amount:FuzzParse
+FUZZ_TARGETS := ./gateway/internal/auth:FuzzReadHeaders ./services/canonical:FuzzFromJSON ./services/internal/amount:FuzzParse ./gateway/internal/jsonpb:FuzzMarshalMatchesProtojson
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZ_TIME (CI runs them bounded).

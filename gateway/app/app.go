@@ -18,6 +18,7 @@ import (
 	"github.com/zcustody/suite/gateway/internal/auth"
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/httperr"
+	"github.com/zcustody/suite/gateway/internal/jsonpb"
 	"github.com/zcustody/suite/gateway/internal/routes"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
@@ -116,10 +117,11 @@ func (g *Gateway) dial(cfg Config) error {
 // mux maps the contract's paths onto the backends with grpc-gateway.
 func (g *Gateway) mux(ctx context.Context, table *routes.Table) (*runtime.ServeMux, error) {
 	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+		// Responses render as protojson would, faster (internal/jsonpb); requests decode with protojson.
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, jsonpb.New(runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{EmitDefaultValues: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}),
+		})),
 		runtime.WithErrorHandler(httperr.ErrorHandler),
 		runtime.WithRoutingErrorHandler(httperr.RoutingErrorHandler(table.Allowed)),
 		// Nothing the client sends becomes gRPC metadata except the verified principal.
