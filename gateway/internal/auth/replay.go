@@ -16,27 +16,30 @@ import (
 // ErrReplay is returned when a request identifier was already used by the company.
 var ErrReplay = errors.New("request identifier already used")
 
-// Claims that arrive while an insert is under way go together in the next one, at most
-// maxClaimBatch per insert; an insert that takes longer than claimTimeout fails its claims.
+// Claims that arrive while the inserts under way are busy go together in the next one, at
+// most maxClaimBatch per insert and maxClaimInserts inserts at once; an insert that takes
+// longer than claimTimeout fails its claims.
 const (
-	maxClaimBatch = 512
-	claimTimeout  = 10 * time.Second
+	maxClaimBatch   = 512
+	maxClaimInserts = 2
+	claimTimeout    = 10 * time.Second
 )
 
 // ReplayStore remembers request identifiers per company in the gateway's own collection,
 // shared by every gateway replica: a unique _id makes the second use fail on any replica.
 //
-// Claims are group-committed: one insert is under way at a time, and the claims that arrive
-// meanwhile wait for the next, which writes them all in one unordered InsertMany. At low load
-// every claim is its own insert (no timer, no added wait); under load one database round trip
-// and one commit serve many requests. Each claim still gets its own answer: a duplicate key
-// at its index is ErrReplay for that claim alone.
+// Claims are group-committed: at most maxClaimInserts inserts are under way at a time, and
+// the claims that arrive meanwhile wait for the next, which writes them all in one unordered
+// InsertMany. At low load every claim is its own insert, made by its own caller (no timer, no
+// hand-over); under load one database round trip and one commit serve many requests. Each
+// claim still gets its own answer: a duplicate key at its index is ErrReplay for that claim
+// alone.
 type ReplayStore struct {
 	col *mongo.Collection
 
-	mu       sync.Mutex
-	pending  []*pendingClaim
-	flushing bool
+	mu      sync.Mutex
+	pending []*pendingClaim
+	writers int // inserts under way or about to be, at most maxClaimInserts
 }
 
 type pendingClaim struct {
@@ -67,11 +70,13 @@ func (s *ReplayStore) Claim(ctx context.Context, company, requestID string, expi
 		doc: bson.D{{Key: "_id", Value: company + ":" + requestID}, {Key: "expiresAt", Value: expires}}}
 	s.mu.Lock()
 	s.pending = append(s.pending, c)
-	start := !s.flushing
-	s.flushing = true
+	write := s.writers < maxClaimInserts
+	if write {
+		s.writers++
+	}
 	s.mu.Unlock()
-	if start {
-		go s.flush()
+	if write && s.insertNext() {
+		go s.drain() // claims queued behind this caller's: a writer of their own takes over
 	}
 	select {
 	case err := <-c.done:
@@ -81,26 +86,33 @@ func (s *ReplayStore) Claim(ctx context.Context, company, requestID string, expi
 	}
 }
 
-// flush inserts the pending claims, a batch at a time, until none are left.
-func (s *ReplayStore) flush() {
-	for {
-		s.mu.Lock()
-		n := min(len(s.pending), maxClaimBatch)
-		if n == 0 {
-			s.flushing = false
-			s.mu.Unlock()
-			return
-		}
-		batch := make([]*pendingClaim, 0, n)
-		for _, c := range s.pending[:n] {
-			if c.ctx.Err() == nil { // its caller has gone: do not spend the identifier
-				batch = append(batch, c)
-			}
-		}
-		s.pending = append(s.pending[:0], s.pending[n:]...)
-		s.mu.Unlock()
-		s.insert(batch)
+// drain inserts the pending claims, a batch at a time, until none are left.
+func (s *ReplayStore) drain() {
+	for s.insertNext() {
 	}
+}
+
+// insertNext inserts the next batch of pending claims. It reports whether more are pending,
+// in which case the caller stays a writer and must go on; otherwise it has given up its place.
+func (s *ReplayStore) insertNext() bool {
+	s.mu.Lock()
+	n := min(len(s.pending), maxClaimBatch)
+	batch := make([]*pendingClaim, 0, n)
+	for _, c := range s.pending[:n] {
+		if c.ctx.Err() == nil { // its caller has gone: do not spend the identifier
+			batch = append(batch, c)
+		}
+	}
+	s.pending = append(s.pending[:0], s.pending[n:]...)
+	s.mu.Unlock()
+	s.insert(batch)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 {
+		s.writers--
+		return false
+	}
+	return true
 }
 
 func (s *ReplayStore) insert(batch []*pendingClaim) {

@@ -3,7 +3,10 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,5 +123,39 @@ func TestReplayStoreDatabaseFailureIsNotReplay(t *testing.T) {
 	err = s.Claim(t.Context(), "ZTEST", "r-1", time.Now().Add(time.Minute))
 	if err == nil || errors.Is(err, auth.ErrReplay) {
 		t.Errorf("claim on a closed client = %v, want a database error", err)
+	}
+}
+
+// BenchmarkReplayClaim compares group-committed claims with one InsertOne per claim, at
+// several numbers of concurrent callers.
+func BenchmarkReplayClaim(b *testing.B) {
+	db := testdb.New(b)
+	s := auth.NewReplayStore(db)
+	col := db.Collection("request_ids_single")
+	var n atomic.Int64
+	for _, callers := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("grouped/callers=%d", callers), func(b *testing.B) {
+			b.SetParallelism(max(1, callers/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := s.Claim(b.Context(), "ZTEST", strconv.FormatInt(n.Add(1), 10), time.Now().Add(time.Minute)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("insertOne/callers=%d", callers), func(b *testing.B) {
+			b.SetParallelism(max(1, callers/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					doc := bson.D{{Key: "_id", Value: "ZTEST:" + strconv.FormatInt(n.Add(1), 10)}, {Key: "expiresAt", Value: time.Now().Add(time.Minute)}}
+					if _, err := col.InsertOne(b.Context(), doc); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	}
 }
