@@ -19,6 +19,11 @@ const (
 	shedWindow = 250 * time.Millisecond
 	// shedFloor is the lowest the limit falls (or MaxInFlight, if that is lower).
 	shedFloor = 2
+	// staleWindow: a window that lasted longer saw idle time, not the backends' pace; its
+	// rate is not used.
+	staleWindow = time.Second
+	// rateWeight is the weight of a window's rate in the smoothed rate.
+	rateWeight = 0.5
 )
 
 // ShedOptions configures Shed.
@@ -49,12 +54,12 @@ type Shedder struct {
 	refused  atomic.Int64
 	reached  atomic.Bool // the limit was reached in the current window
 
-	mu      sync.Mutex
-	opened  time.Time     // the current window's first completion
-	samples int           // completions judged in the current window
-	fastest time.Duration // the current window's fastest completion
-	cut     time.Time     // the last decrease: requests admitted before it are not judged
-	logged  int64         // the limit last logged
+	mu        sync.Mutex
+	opened    time.Time     // the current window's first completion
+	completed int           // completions in the current window
+	fastest   time.Duration // the current window's fastest completion
+	rate      float64       // completions per second, smoothed over recent windows
+	logged    int64         // the limit last logged
 }
 
 // Shed wraps next in a Shedder.
@@ -127,38 +132,45 @@ func (s *Shedder) done(start time.Time) {
 	took := now.Sub(start)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if start.Before(s.cut) {
-		return // admitted under the previous limit: its wait says nothing about this one
-	}
-	if s.samples == 0 {
+	if s.completed == 0 {
 		s.opened, s.fastest = now, took
 	}
-	s.samples++
+	s.completed++
 	s.fastest = min(s.fastest, took)
-	if now.Sub(s.opened) < shedWindow {
+	elapsed := now.Sub(s.opened)
+	if elapsed < shedWindow {
 		return
 	}
-	s.adjust(now)
-	s.samples = 0
+	if elapsed <= staleWindow {
+		rate := float64(s.completed-1) / elapsed.Seconds()
+		if s.rate == 0 {
+			s.rate = rate
+		} else {
+			s.rate += rateWeight * (rate - s.rate)
+		}
+	}
+	s.adjust()
+	s.completed = 0
 }
 
-// adjust closes a window: multiplicative decrease under a standing queue, additive increase
-// while the requests are fast and the limit was reached. s.mu is held.
-func (s *Shedder) adjust(now time.Time) {
+// adjust closes a window. Under a standing queue (even its fastest request took longer than
+// the target) the limit falls to what the backends answer within the target: the smoothed
+// rate × the target (Little's law), at least the floor. A backlog admitted earlier keeps the
+// latency high while it drains, but cutting below that would only leave the backends idle.
+// While the requests are fast and the limit was reached, it rises by an eighth (at least
+// one), up to the ceiling. s.mu is held.
+func (s *Shedder) adjust() {
 	limit := s.limit.Load()
 	reached := s.reached.Swap(false)
 	next := limit
 	switch {
 	case s.fastest > s.opts.Target:
-		next = max(s.floor, min(limit, s.inFlight.Load())*3/4)
+		next = min(limit, max(s.floor, int64(s.rate*s.opts.Target.Seconds())))
 	case reached:
 		next = min(s.ceiling, limit+max(1, limit/8))
 	}
 	if next == limit {
 		return
-	}
-	if next < limit {
-		s.cut = now
 	}
 	s.limit.Store(next)
 	s.log(next)

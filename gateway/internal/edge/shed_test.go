@@ -65,7 +65,7 @@ func TestShedUnderAStandingQueue(t *testing.T) {
 		wantLimit int
 		wantAdmit int // new requests admitted while 6 slow ones are still in flight
 	}{
-		{name: "adaptive", give: time.Second, wantLimit: 4, wantAdmit: 0},
+		{name: "adaptive", give: time.Second, wantLimit: 3, wantAdmit: 0}, // 2 answers in 0.3 s: ~3 a second × 1 s
 		{name: "fixed bound", give: 0, wantLimit: 8, wantAdmit: 2},
 	}
 	for _, tt := range tests {
@@ -85,8 +85,8 @@ func TestShedUnderAStandingQueue(t *testing.T) {
 			if len(more) != tt.wantAdmit {
 				t.Errorf("admitted %d more with 6 slow requests in flight, want %d", len(more), tt.wantAdmit)
 			}
-			// The queue drains as slowly as it built up; requests admitted before the cut do
-			// not cut again, so once it has drained the limit holds where the cut left it.
+			// The queue drains as slowly as it built up, at the pace the limit was set for,
+			// so once it has drained the limit holds where the cut left it.
 			for _, c := range append(held[2:], more...) {
 				h.finish(c, 300*time.Millisecond, http.StatusNoContent)
 			}
@@ -132,6 +132,45 @@ func TestShedRecovers(t *testing.T) {
 	}
 	if last := admitted[len(admitted)-1]; last != 16 {
 		t.Errorf("admitted per round %v: want back at the ceiling of 16", admitted)
+	}
+}
+
+// TestShedHoldsWhatTheBackendServes: a backend that answers 10 requests a second, one at a
+// time in arrival order, behind a backlog of 64. While the backlog drains every request
+// waits longer than the target, yet the limit settles near what the backend answers within
+// it (10 a second × 1 s), not at the floor: the backend is never left idle, and once the
+// backlog is gone about ten requests at a time are admitted and answered within the target.
+func TestShedHoldsWhatTheBackendServes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, edge.ShedOptions{MaxInFlight: 64, Target: time.Second})
+	queue := h.fill()
+	var admittedAt []time.Time
+	for range queue {
+		admittedAt = append(admittedAt, h.clock.now())
+	}
+	var lastWaits []time.Duration
+	for range 150 { // 15 s
+		done := queue[0]
+		wait := h.clock.now().Add(100 * time.Millisecond).Sub(admittedAt[0])
+		queue, admittedAt = queue[1:], admittedAt[1:]
+		h.finish(done, 100*time.Millisecond, http.StatusNoContent)
+		lastWaits = append(lastWaits, wait)
+		if len(queue) == 0 {
+			t.Fatalf("the backend ran out of work at limit %d", h.shed.Limit())
+		}
+		for _, c := range h.fill() {
+			queue = append(queue, c)
+			admittedAt = append(admittedAt, h.clock.now())
+		}
+	}
+	if got := h.shed.Limit(); got < 8 || got > 14 {
+		t.Errorf("limit after the backlog drained = %d, want near the 10 the backend answers within the target", got)
+	}
+	for _, w := range lastWaits[len(lastWaits)-20:] {
+		if w > 1500*time.Millisecond {
+			t.Errorf("waits of the last 20 answers %v: want about the target of 1s", lastWaits[len(lastWaits)-20:])
+			break
+		}
 	}
 }
 

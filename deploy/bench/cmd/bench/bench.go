@@ -145,8 +145,12 @@ func (b *bench) measure(ctx context.Context, s *suite.Suite) error {
 		return nil
 	}
 	capacity := b.res.Scenarios[0].Best(scenario.LayerGateway).Throughput
-	b.say("overload: the gateway's read at 2× and 0.5× its capacity of %.0f req/s, %s each", capacity, b.cfg.Overload)
-	ov := measure.Overload(ctx, read.Layers[0], capacity, b.cfg.Overload)
+	url, err := s.StartOverloadGateway(ctx)
+	if err != nil {
+		return err
+	}
+	b.say("overload: the gateway's read at 2× and 0.5× its capacity of %.0f req/s, %s each, through a second gateway with the default load shedding", capacity, b.cfg.Overload)
+	ov := measure.Overload(ctx, env.ReadVia(url), capacity, b.cfg.Overload)
 	for _, ph := range ov.Phases {
 		b.say("%s", ph)
 	}

@@ -151,6 +151,7 @@ func (r Results) procs(b *strings.Builder) {
 
 func overload(b *strings.Builder, o measure.OverloadResult) {
 	fmt.Fprintf(b, "## Overload: the gateway's read at 2× then 0.5× its measured capacity (%.0f req/s)\n\n", o.Capacity)
+	b.WriteString("Through a second gateway on the same services with the default load shedding (the capacity steps' gateway sheds nothing); open model, no pause between the phases.\n\n")
 	b.WriteString("| phase | offered req/s | sent | ok | ok p50 | ok p99 | shed 429/503 | shed p50 | shed p99 | other | peak in flight | ok in last full second |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, ph := range o.Phases {

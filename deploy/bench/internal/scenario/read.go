@@ -24,13 +24,20 @@ const readPage = data.ReadPage
 
 // Read is the wallet search: the same filter and page through each layer.
 func (e *Env) Read() Scenario {
-	signed := &signedTargets{client: e.signingClient(data.Viewer), path: ReadPath, body: func() []byte { return []byte(readBody) }}
 	return Scenario{Name: "read", Title: "trading wallet search (endpoint 2): venueIds=[" + data.ReadVenue + "], page of 10",
 		Layers: []Layer{
-			{Name: LayerGateway, Targets: signed.Targeter, starved: &signed.Starved},
+			e.ReadVia(e.gatewayURL),
 			{Name: LayerDirect, Targets: staticTargets("direct-read"), Client: callClient(e.directRead)},
 			{Name: LayerRaw, Targets: staticTargets("raw-read"), Client: callClient(e.rawRead)},
 		}}
+}
+
+// ReadVia is the read's gateway layer through the gateway at gatewayURL.
+func (e *Env) ReadVia(gatewayURL string) Layer {
+	c := e.signingClient(data.Viewer)
+	c.BaseURL = gatewayURL
+	signed := &signedTargets{client: c, path: ReadPath, body: func() []byte { return []byte(readBody) }}
+	return Layer{Name: LayerGateway, Targets: signed.Targeter, starved: &signed.Starved}
 }
 
 func (e *Env) directRead(ctx context.Context) error {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -74,24 +75,57 @@ func (s *Suite) peerEnv() []string {
 	return env
 }
 
+// noShedding turns the gateway's load shedding off: the capacity steps measure what the
+// gateway costs, and their closed loops at high concurrency would otherwise be answered
+// mostly by the shedder. The overload scenario has a gateway with the defaults.
+var noShedding = []string{"MAX_IN_FLIGHT=0", "SHED_LATENCY_TARGET=0"}
+
+// startGateway starts the gateway the capacity steps measure, without load shedding.
 func (s *Suite) startGateway(ctx context.Context) error {
+	p, url, err := s.launchGateway(ctx, "gateway", s.Addrs["gateway"], noShedding)
+	if err != nil {
+		return err
+	}
+	s.Procs = append(s.Procs, p)
+	s.GatewayURL = url
+	return nil
+}
+
+// StartOverloadGateway starts a second gateway on the same services, with the gateway's
+// default load shedding (and GatewayEnv), for the overload scenario; Stop stops it. It is
+// not one of Procs: its CPU and memory are not part of the capacity figures.
+func (s *Suite) StartOverloadGateway(ctx context.Context) (string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
+	p, url, err := s.launchGateway(ctx, "gateway-overload", addr, nil)
+	if err != nil {
+		return "", err
+	}
+	s.extra = append(s.extra, p)
+	return url, nil
+}
+
+// launchGateway starts a gateway on addr (GatewayEnv, then override, after the bench's
+// defaults) and waits until /healthz answers 200.
+func (s *Suite) launchGateway(ctx context.Context, name, addr string, override []string) (*Proc, string, error) {
 	env := []string{
-		"HTTP_ADDR=" + s.Addrs["gateway"], "METRICS_ADDR=127.0.0.1:0", "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
+		"HTTP_ADDR=" + addr, "METRICS_ADDR=127.0.0.1:0", "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
 		"PRINCIPAL_PRIVATE_KEY_FILE=" + s.keys.path("gateway-principal.pem"), "LOG_LEVEL=info", "PRODUCTION=false",
 		// Capacity is measured without the per-company, per-user and per-address rate limits
 		// (0 turns a limit off); the overload scenario relies on load shedding alone.
 		"RATE_LIMIT_COMPANY_RPS=0", "RATE_LIMIT_USER_RPS=0", "RATE_LIMIT_PEER_RPS=0", "RATE_LIMIT_BURST=1",
 	}
-	env = append(append(env, s.peerEnv()...), s.opts.GatewayEnv...)
-	p, err := launch("gateway", s.bin("gateway"), nil, env, s.opts.CPUs, s.logDir(), nil)
+	env = append(append(append(env, s.peerEnv()...), s.opts.GatewayEnv...), override...)
+	p, err := launch(name, s.bin("gateway"), nil, env, s.opts.CPUs, s.logDir(), nil)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	s.Procs = append(s.Procs, p)
-	s.GatewayURL = "http://" + s.Addrs["gateway"]
+	url := "http://" + addr
 	client := &http.Client{Timeout: time.Second}
-	return p.waitUntil(ctx, startLimit, func(ctx context.Context) bool {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.GatewayURL+"/healthz", nil)
+	err = p.waitUntil(ctx, startLimit, func(ctx context.Context) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/healthz", nil)
 		if err != nil {
 			return false
 		}
@@ -102,6 +136,10 @@ func (s *Suite) startGateway(ctx context.Context) error {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
+	if err != nil {
+		return nil, "", errors.Join(err, p.stop(5*time.Second))
+	}
+	return p, url, nil
 }
 
 // Settle waits, then records every process's idle memory, and returns each process's idle

@@ -46,7 +46,8 @@ type Options struct {
 	MongoURI string
 	// CPUs pins every process of the suite to these CPUs (a taskset list); "" does not pin.
 	CPUs string
-	// GatewayEnv is added to the gateway's environment after the bench's defaults.
+	// GatewayEnv is added to the gateways' environment after the bench's defaults (the
+	// capacity steps' gateway then has its load shedding turned off).
 	GatewayEnv []string
 	Logger     *slog.Logger
 }
@@ -60,8 +61,9 @@ type Suite struct {
 	// Procs are the started processes in start order.
 	Procs []*Proc
 
-	opts Options
-	keys keyFiles
+	opts  Options
+	keys  keyFiles
+	extra []*Proc // started for one scenario, not measured with Procs
 }
 
 // New prepares the work folder and writes the demo keys.
@@ -142,6 +144,9 @@ func (s *Suite) logDir() string { return filepath.Join(s.opts.Dir, "logs") }
 // Stop stops every process, the last started first.
 func (s *Suite) Stop() error {
 	var errs []error
+	for _, p := range s.extra {
+		errs = append(errs, p.stop(15*time.Second))
+	}
 	for i := len(s.Procs) - 1; i >= 0; i-- {
 		errs = append(errs, s.Procs[i].stop(15*time.Second))
 	}
