@@ -58,19 +58,39 @@ type Amount struct {
 // at "65000.00" → "80246.91285"; "2" at "65000.00" → "130000.00"). A currency without a
 // price, or an amount that is not a decimal, is valued "0".
 func (p Prices) Value(amount, currency string) Amount {
-	out := Amount{Amount: amount, Unit: currency, FiatValue: "0", FiatCurrency: FiatUSD, USDValue: "0"}
-	price, ok := p[currency]
-	if !ok {
+	return p.Valuer(currency)(amount)
+}
+
+// Valuer values amounts of currency as Value does, parsing the price once: a balance has
+// five amounts, a page of wallets tens of them.
+func (p Prices) Valuer(currency string) func(amount string) Amount {
+	price, priced := p[currency]
+	var unit decimal.Decimal
+	var places int32
+	var zero string
+	if priced {
+		var err error
+		unit, err = decimal.NewFromString(price.Price)
+		priced = err == nil
+		places = -unit.Exponent()
+		zero = format(decimal.Zero, places)
+	}
+	return func(amount string) Amount {
+		out := Amount{Amount: amount, Unit: currency, FiatValue: "0", FiatCurrency: FiatUSD, USDValue: "0"}
+		if !priced {
+			return out
+		}
+		fiat := zero // most amounts of a balance are zero
+		if amount != "0" {
+			a, err := decimal.NewFromString(amount)
+			if err != nil {
+				return out
+			}
+			fiat = format(a.Mul(unit), places)
+		}
+		out.FiatValue, out.USDValue = fiat, fiat
 		return out
 	}
-	a, errA := decimal.NewFromString(amount)
-	unit, errP := decimal.NewFromString(price.Price)
-	if errA != nil || errP != nil {
-		return out
-	}
-	out.FiatValue = format(a.Mul(unit), -unit.Exponent())
-	out.USDValue = out.FiatValue
-	return out
 }
 
 // format renders d exactly, with at least minPlaces decimals.

@@ -29,8 +29,9 @@ func walletProto(w trading.Wallet, prices trading.Prices) (*tradingv1.Wallet, er
 }
 
 func balanceProto(b trading.Balance, prices trading.Prices) *tradingv1.Balance {
+	value := prices.Valuer(b.Currency)
 	amount := func(v string) *commonv1.Amount {
-		a := prices.Value(v, b.Currency)
+		a := value(v)
 		return &commonv1.Amount{Amount: a.Amount, AmountUnit: a.Unit, FiatValue: a.FiatValue, FiatCurrency: a.FiatCurrency, UsdValue: a.USDValue}
 	}
 	sub := &structpb.Struct{Fields: map[string]*structpb.Value{}}
