@@ -103,5 +103,15 @@ func format(d decimal.Decimal, minPlaces int32) string {
 	if places >= minPlaces {
 		return s
 	}
-	return d.StringFixed(minPlaces)
+	// Pad with zeros: the same text as d.StringFixed(minPlaces), which would print d again.
+	var b strings.Builder
+	b.Grow(len(s) + 1 + int(minPlaces-places))
+	b.WriteString(s)
+	if places == 0 {
+		b.WriteByte('.')
+	}
+	for range minPlaces - places {
+		b.WriteByte('0')
+	}
+	return b.String()
 }
