@@ -53,6 +53,9 @@ type Options struct {
 	// Peers overrides the addresses a service dials to reach the others (tests interpose
 	// proxies); it gets the service's own copy of the name → address map.
 	Peers func(name string, peers map[string]string)
+	// Interchange overrides interchange's own settings after the defaults are filled in, at
+	// every start of it (tests: a shorter recovery sweep).
+	Interchange func(*interchangeapp.Config)
 }
 
 // Stack is a running suite.
@@ -119,7 +122,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 
 type runner func(ctx context.Context, common config.Common, peers map[string]string, logger *slog.Logger) error
 
-func services() map[string]runner {
+func services(opts Options) map[string]runner {
 	return map[string]runner{
 		servicedeskapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c, TradingAddr: peers[tradingapp.Name],
@@ -130,7 +133,12 @@ func services() map[string]runner {
 			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem")}, l)
 		},
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
-			return interchangeapp.Run(ctx, interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name]}, l)
+			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name],
+				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second}
+			if opts.Interchange != nil {
+				opts.Interchange(&cfg)
+			}
+			return interchangeapp.Run(ctx, cfg, l)
 		},
 		custodyapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			return custodyapp.Run(ctx, custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], FeeMaxAge: 10 * time.Minute}, l)
@@ -142,7 +150,7 @@ func services() map[string]runner {
 }
 
 func (s *Stack) startServices(ctx context.Context) error {
-	all := services()
+	all := services(s.opts)
 	for name := range all {
 		addr, err := freeAddr()
 		if err != nil {
@@ -160,7 +168,7 @@ func (s *Stack) startServices(ctx context.Context) error {
 
 // launch starts service name on its address; again marks a restart by StartService.
 func (s *Stack) launch(name string, again bool) error {
-	run, ok := services()[name]
+	run, ok := services(s.opts)[name]
 	if !ok {
 		return fmt.Errorf("no service %q", name)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -30,10 +32,19 @@ type Config struct {
 	TradingAddr string `env:"TRADING_ADDR, default=127.0.0.1:9002"`
 	// ComplianceAddr is compliance's gRPC address (VASP and beneficiary checks).
 	ComplianceAddr string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
+	// SweepInterval is how often money steps cut short (a decided withdrawal's, a settlement
+	// transition's) are looked for and completed.
+	SweepInterval time.Duration `env:"SWEEP_INTERVAL, default=5s"`
+	// RecoveryGrace is how long such a step is left to the call that started it: a decided
+	// withdrawal after its decision, a transition after its claim's lease ran out.
+	RecoveryGrace time.Duration `env:"RECOVERY_GRACE, default=30s"`
 }
 
 // Run starts the interchange service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if cfg.SweepInterval <= 0 || cfg.RecoveryGrace <= 0 {
+		return fmt.Errorf("SWEEP_INTERVAL and RECOVERY_GRACE must be positive")
+	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
@@ -64,5 +75,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, server.New(addresses, settlements))
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, settlements.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, addresses.Plugin())
+	// The sweeper stops with the server, also when the server ends on an error.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stopSweep()
+	wg.Go(func() { settlements.Sweeper(cfg.RecoveryGrace).Loop(sweepCtx, cfg.SweepInterval) })
 	return deps.Run(ctx)
 }

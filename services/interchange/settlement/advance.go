@@ -22,7 +22,8 @@ func illegal(format string, args ...any) error {
 // repeat: claim (one conditional update records the transition as pending, with a lease, so
 // of racing calls exactly one wins), movements (idempotent by id), finish (one conditional
 // update sets the resulting status). A call that fails after its claim drops the lease; the
-// same transition asked again resumes where it stopped.
+// same transition asked again, or the recovery sweeper once the lease has run out, resumes
+// where it stopped.
 func (s *Service) advance(ctx context.Context, trackingID, to, reason string) (Settlement, error) {
 	cur, err := s.store.settlementByTracking(ctx, trackingID)
 	if errors.Is(err, apperr.ErrNotFound) {
@@ -31,23 +32,34 @@ func (s *Service) advance(ctx context.Context, trackingID, to, reason string) (S
 	if err != nil {
 		return Settlement{}, err
 	}
-	claimed, err := s.claim(ctx, cur, to, reason)
-	if err != nil {
-		return Settlement{}, err
-	}
-	final, holds, why, refusal, err := s.execute(ctx, claimed)
-	if err != nil {
-		s.dropLease(ctx, claimed)
-		return Settlement{}, err
-	}
-	done, err := s.store.finish(ctx, claimed, final, holds, why)
-	if errors.Is(err, apperr.ErrConflict) {
-		return Settlement{}, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", trackingID)
-	}
+	done, refusal, err := s.carry(ctx, cur, to, reason)
 	if err != nil {
 		return Settlement{}, err
 	}
 	return done, refusal
+}
+
+// carry claims the transition of cur (as read) to status to, moves its funds and finishes
+// it. A refusal is a transition recorded as not carried out (the settlement is finished);
+// err is a transition that did not finish.
+func (s *Service) carry(ctx context.Context, cur Settlement, to, reason string) (done Settlement, refusal, err error) {
+	claimed, err := s.claim(ctx, cur, to, reason)
+	if err != nil {
+		return Settlement{}, nil, err
+	}
+	final, holds, why, refusal, err := s.execute(ctx, claimed)
+	if err != nil {
+		s.dropLease(ctx, claimed)
+		return Settlement{}, nil, err
+	}
+	done, err = s.store.finish(ctx, claimed, final, holds, why)
+	if errors.Is(err, apperr.ErrConflict) {
+		return Settlement{}, nil, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", cur.TrackingID)
+	}
+	if err != nil {
+		return Settlement{}, nil, err
+	}
+	return done, refusal, nil
 }
 
 // claim records the transition as pending, or takes over a pending one whose lease ran out.

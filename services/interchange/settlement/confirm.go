@@ -34,7 +34,8 @@ func (s *Service) createWithdrawal(ctx context.Context, w Withdrawal) (Withdrawa
 // the amount (available → pendingOut; refused without the funds, 409, nothing recorded),
 // records the decision, then settles the hold (the amount leaves ledger and pendingOut).
 // DECLINE records the decision, then releases a hold an ACCEPT may have made. Any call that
-// finds a decision drives its step again, so a call cut short is completed by a repeat.
+// finds a decision drives its step again, so a call cut short is completed by a repeat, or
+// by the recovery sweeper when nobody repeats it.
 func (s *Service) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
 	company, err := companyCaller(ctx, true)
 	if err != nil {
@@ -56,7 +57,7 @@ func (s *Service) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Conf
 			return nil, err
 		}
 	}
-	if err := s.complete(ctx, w); err != nil {
+	if err := s.finishWithdrawal(ctx, w); err != nil {
 		return nil, err
 	}
 	if decisionOf(w.Status) != decision {
@@ -80,6 +81,20 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 		return next, err
 	}
 	return s.store.withdrawal(ctx, w.CompanyID, w.TransferID)
+}
+
+// finishWithdrawal drives the money step of a decided withdrawal, then records it done (once).
+// Driving it again moves nothing twice (the movement ids), so a repeated call and the
+// sweeper, or two sweepers, may all do it; a repeat still drives it, so that a hold made by
+// an ACCEPT that lost the race to a DECLINE is released by that ACCEPT's own call.
+func (s *Service) finishWithdrawal(ctx context.Context, w Withdrawal) error {
+	if decisionOf(w.Status) == "" {
+		return nil
+	}
+	if err := s.complete(ctx, w); err != nil || !w.CompletedAt.IsZero() {
+		return err
+	}
+	return s.store.completeWithdrawal(ctx, w)
 }
 
 // complete drives the money step of a decided withdrawal: settle an accepted one's hold,

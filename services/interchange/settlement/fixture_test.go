@@ -1,15 +1,19 @@
 package settlement_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -131,6 +135,33 @@ type fixture struct {
 	engine interchangev1.SettlementEngineServiceServer
 	ledger *fakeLedger
 	clock  *clock
+	logs   *logLines
+	db     *mongo.Database
+}
+
+// logLines keeps the service's JSON log lines.
+type logLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// matching returns the lines that contain every one of parts.
+func (l *logLines) matching(parts ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for line := range strings.Lines(l.buf.String()) {
+		if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(line, p) }) {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // clock is a settable test clock.
@@ -158,12 +189,14 @@ func newFixture(t *testing.T) fixture {
 		{Id: acmeBTC, CompanyId: zacme, VenueId: venue, Status: "ACTIVE", Currency: "BTC"},
 	}}
 	c := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	svc, err := settlement.Setup(context.Background(), settlement.Deps{DB: testdb.New(t), Trading: l, Wallets: wallets,
-		Signer: principal.NewSigner("interchange", key, time.Minute), Now: c.Now, Lease: 10 * time.Second})
+	logs, db := &logLines{}, testdb.New(t)
+	svc, err := settlement.Setup(context.Background(), settlement.Deps{DB: db, Trading: l, Wallets: wallets,
+		Signer: principal.NewSigner("interchange", key, time.Minute), Now: c.Now, Lease: 10 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{svc: svc, engine: svc.Engine(), ledger: l, clock: c}
+	return fixture{svc: svc, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db}
 }
 
 // companyCtx is a company-level call of companyID, as the gateway forwards it.

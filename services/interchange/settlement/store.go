@@ -36,9 +36,13 @@ func (st store) ensureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "trackingId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("tracking")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
+			// The recovery sweeper's search for transitions whose lease ran out.
+			{Keys: bson.D{{Key: "pending.leaseUntil", Value: 1}}, Options: options.Index().SetName("pending_lease")},
 		},
 		colWithdrawals: {
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
+			// The recovery sweeper's search for decisions whose money step is not done.
+			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "completedAt", Value: 1}, {Key: "decidedAt", Value: 1}}, Options: options.Index().SetName("recovery")},
 		},
 	}
 	for col, models := range indexes {

@@ -26,11 +26,13 @@ type withdrawalDoc struct {
 	CreatedAt          time.Time `bson:"createdAt"`
 	UpdatedAt          time.Time `bson:"updatedAt"`
 	DecidedAt          time.Time `bson:"decidedAt"`
+	// CompletedAt is absent until the money step of the decision is done.
+	CompletedAt time.Time `bson:"completedAt,omitempty"`
 }
 
 func (d withdrawalDoc) withdrawal() Withdrawal {
 	w := Withdrawal(d)
-	w.CreatedAt, w.UpdatedAt, w.DecidedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), d.DecidedAt.UTC()
+	w.CreatedAt, w.UpdatedAt, w.DecidedAt, w.CompletedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), d.DecidedAt.UTC(), d.CompletedAt.UTC()
 	return w
 }
 
@@ -82,9 +84,25 @@ func (st store) decide(ctx context.Context, w Withdrawal, status, reason string)
 	return doc.withdrawal(), nil
 }
 
+// completeWithdrawal records that the money step of decided withdrawal w is done; a
+// withdrawal recorded done already keeps its first time.
+func (st store) completeWithdrawal(ctx context.Context, w Withdrawal) error {
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: w.Status}, {Key: "completedAt", Value: nil}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "completedAt", Value: st.stamp()}}}}
+	if _, err := st.db.Collection(colWithdrawals).UpdateOne(ctx, filter, update); err != nil {
+		return fmt.Errorf("complete withdrawal %s: %w", w.TransferID, err)
+	}
+	return nil
+}
+
 // PutWithdrawal creates or replaces a withdrawal as a whole (demo data; the settlement engine
-// goes through CreateWithdrawal).
+// goes through CreateWithdrawal). A decided one is stored with its money step done (at the
+// time it is put, unless CompletedAt is set): no hold was ever made for it, so there is
+// nothing for the recovery sweeper to settle or release.
 func PutWithdrawal(ctx context.Context, db *mongo.Database, w Withdrawal) error {
+	if decisionOf(w.Status) != "" && w.CompletedAt.IsZero() {
+		w.CompletedAt = time.Now().UTC().Truncate(time.Millisecond)
+	}
 	_, err := db.Collection(colWithdrawals).ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.TransferID}}, withdrawalDoc(w), options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("put withdrawal %s: %w", w.TransferID, err)

@@ -39,6 +39,9 @@ type Withdrawal struct {
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	DecidedAt          time.Time
+	// CompletedAt is when the money step of the decision was done (zero until then, and on
+	// withdrawals stored before it was recorded): the recovery sweeper completes the rest.
+	CompletedAt time.Time
 }
 
 // sameRequest reports whether w and o describe the same withdrawal.

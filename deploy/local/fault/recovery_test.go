@@ -1,0 +1,196 @@
+package fault_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/deploy/local/embeddb"
+	"github.com/zcustody/suite/deploy/local/fault"
+	"github.com/zcustody/suite/deploy/local/stack"
+	gatewayapp "github.com/zcustody/suite/gateway/app"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/config"
+	interchangeapp "github.com/zcustody/suite/services/interchange/app"
+)
+
+const withdrawalConfirmPath = "/v3/api/interchange/withdrawal/confirm"
+
+// TestSweeperCompletesWhatACrashCutShort kills interchange (its database link cut first, its
+// calls cut after 300 ms) while two money steps are half done: a withdrawal ACCEPTed through
+// the gateway, held and decided but not settled, and a settlement's pay-in claimed, the
+// client's BTC paid but the venue not credited. After the restart nobody asks again, neither
+// the company nor the settlement engine: interchange's recovery sweeper completes the
+// withdrawal once its grace has passed, and the pay-in once the dead process's lease (15 s)
+// and the grace have. Balances end as if the calls had finished, and stay so (moved once).
+func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
+	t.Parallel()
+	s := newRecoverySuite(t)
+	f := newVenueFixture(t, s, "10", "1", "0", "100")
+	engine := newSettlementEngine(t, s)
+	requestID := "RECOVER-" + uuid.NewString()[:8]
+	var created struct {
+		SettlementTrackingID string `json:"settlementTrackingId"`
+	}
+	body := instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5")})
+	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &created)
+	id := created.SettlementTrackingID
+	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
+	transfer := "WD-" + uuid.NewString()[:12]
+	if _, err := engine.client.CreateWithdrawal(engine.ctx(), &interchangev1.CreateWithdrawalRequest{TransferId: transfer,
+		CompanyId: demo.CompanyZTEST, WalletId: f.btc, Currency: "BTC", Amount: "0.25",
+		DestinationAddress: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The settle of the withdrawal and the credit of the pay-in never reach trading.
+	relay := s.relay("interchange", "trading")
+	blocked := make(chan string, 2)
+	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
+		var m tradingv1.ApplyMovementRequest
+		if err := proto.Unmarshal(c.Request, &m); err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+		if m.GetMovementId() != "WD:"+transfer+":settle" && m.GetMovementId() != id+":PAY_IN:leg1:credit" {
+			return forward()
+		}
+		blocked <- m.GetMovementId()
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	confirmed := make(chan response, 1)
+	go func() {
+		accept := mustJSON(t, map[string]string{"transferId": transfer, "withdrawalConfirmation": "ACCEPT"})
+		confirmed <- call(s.client(demo.CompanyZTEST, company), http.MethodPost, withdrawalConfirmPath, accept)
+	}()
+	payIn := engine.advanceAsync(id, "SETTLEMENT_PAY_IN")
+	for range 2 {
+		select {
+		case m := <-blocked:
+			t.Logf("held back: %s", m)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the settle and the credit did not reach the relay within 10s")
+		}
+	}
+	s.own["interchange"].Cut()
+	if err := s.stack.StopService("interchange"); err != nil {
+		t.Logf("interchange ended with %v (killed)", err)
+	}
+	if got := <-payIn; got.err == nil {
+		t.Errorf("the pay-in cut by the crash answered %q, want an error", got.status)
+	}
+	if got := <-confirmed; got.err == nil && got.status == http.StatusOK {
+		t.Errorf("the ACCEPT cut by the crash answered 200, want an error")
+	}
+	stuck := map[string]amounts{
+		"client BTC": {"8.25", "8.5", "0.25", "0"}, "venue BTC": {"0", "0", "0", "0"},
+		"client ETH": {"1", "1", "0", "0"}, "venue ETH": {"100", "100", "0", "0"},
+	}
+	if diff := cmp.Diff(stuck, f.balances(t)); diff != "" {
+		t.Errorf("balances after the crash: 0.25 held, 1.5 paid, not credited (-want +got):\n%s", diff)
+	}
+
+	relay.SetHook(nil)
+	if err := s.own["interchange"].Restore(); err != nil {
+		t.Fatal(err)
+	}
+	restartAt := time.Now()
+	if err := s.stack.StartService(t.Context(), "interchange"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]amounts{
+		"client BTC": {"8.25", "8.25", "0", "0"}, "venue BTC": {"1.5", "1.5", "0", "0"},
+		"client ETH": stuck["client ETH"], "venue ETH": stuck["venue ETH"],
+	}
+	waitFor(t, 10*time.Second, "the sweeper settles the withdrawal", func() bool {
+		return f.balances(t)["client BTC"] == want["client BTC"]
+	})
+	t.Logf("withdrawal settled %v after the restart, nobody asking again", time.Since(restartAt).Round(time.Millisecond))
+	waitFor(t, 25*time.Second, "the sweeper finishes the pay-in", func() bool {
+		return cmp.Equal(want, f.balances(t)) && f.settlementStatus(t, s, requestID) == "SETTLEMENT_PAY_IN"
+	})
+	t.Logf("pay-in finished %v after the restart (the dead process's lease ran out first)", time.Since(restartAt).Round(time.Millisecond))
+	for _, msg := range []string{`"withdrawals recovered"`, `"settlements recovered"`} {
+		if !s.logs.has(msg) {
+			t.Errorf("no %s in interchange's log", msg)
+		}
+	}
+	time.Sleep(time.Second) // several more sweeps
+	if diff := cmp.Diff(want, f.balances(t)); diff != "" {
+		t.Errorf("balances after more sweeps: moved twice? (-want +got):\n%s", diff)
+	}
+}
+
+// newRecoverySuite starts the stack of newSuite with interchange on a database link of its
+// own, its calls to trading through a relay, a stop that is a kill (300 ms for the calls in
+// flight), and a short recovery sweep: every 200 ms, with a grace of 1 s.
+func newRecoverySuite(t *testing.T) *suite {
+	t.Helper()
+	s := &suite{t: t, dir: t.TempDir(), own: map[string]*fault.Proxy{}, relays: map[[2]string]*fault.Relay{}, logs: &logBuffer{}}
+	var out io.Writer = s.logs
+	if os.Getenv("FAULT_VERBOSE") != "" {
+		out = io.MultiWriter(s.logs, os.Stderr)
+	}
+	s.logger = slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last log lines of the stack:\n%s", s.logs.tail(80))
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(s.dir, "ferretdb"), Logger: s.logger})
+	if err != nil {
+		t.Fatalf("embedded database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	s.direct = db.URI()
+	s.link = s.newProxy(hostOf(t, s.direct))
+	s.own["interchange"] = s.newProxy(hostOf(t, s.direct))
+	var relayErr error
+	st, err := stack.Start(ctx, stack.Options{MongoURI: s.direct, DataDir: s.dir, HTTPAddr: "127.0.0.1:0", Logger: s.logger,
+		Service: func(name string, c *config.Common) {
+			c.MongoURI, c.HealthInterval = s.uriOf(name), 200*time.Millisecond
+			if name == "interchange" {
+				c.ShutdownTimeout = 300 * time.Millisecond
+			}
+		},
+		Peers:       s.relayPeers([][2]string{{"interchange", "trading"}}, &relayErr),
+		Gateway:     func(c *gatewayapp.Config) { c.MongoURI = s.uriOf("gateway") },
+		Interchange: func(c *interchangeapp.Config) { c.SweepInterval, c.RecoveryGrace = 200*time.Millisecond, time.Second },
+	})
+	if err == nil {
+		s.stack = st
+		t.Cleanup(func() {
+			if err := st.Stop(); err != nil {
+				t.Errorf("stop stack: %v", err)
+			}
+		})
+	}
+	if err != nil || relayErr != nil {
+		t.Fatalf("start stack: %v", errors.Join(err, relayErr))
+	}
+	return s
+}
+
+// has reports whether a logged line contains text.
+func (b *logBuffer) has(text string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Contains(b.buf.String(), text)
+}
