@@ -36,6 +36,7 @@ import (
 	gatewayapp "github.com/zcustody/suite/gateway/app"
 	"github.com/zcustody/suite/gateway/signing"
 	"github.com/zcustody/suite/services/config"
+	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 )
 
 // Demo users by role; the empty role is a company-level caller (no submitter-id).
@@ -54,6 +55,8 @@ type setup struct {
 	relays [][2]string
 	// service changes a service's settings at each of its starts.
 	service func(name string, c *config.Common)
+	// interchange changes interchange's own settings (its recovery sweeper, its lease).
+	interchange func(c *interchangeapp.Config)
 }
 
 // suite is one test's stack and the injectors on its links.
@@ -110,8 +113,9 @@ func newSuite(t *testing.T, cfg setup) *suite {
 				cfg.service(name, c)
 			}
 		},
-		Peers:   s.relayPeers(cfg.relays, &relayErr),
-		Gateway: func(c *gatewayapp.Config) { c.MongoURI = s.uriOf("gateway") },
+		Peers:       s.relayPeers(cfg.relays, &relayErr),
+		Gateway:     func(c *gatewayapp.Config) { c.MongoURI = s.uriOf("gateway") },
+		Interchange: cfg.interchange,
 	}
 	st, err := stack.Start(ctx, opts)
 	if err == nil {

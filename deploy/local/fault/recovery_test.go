@@ -2,12 +2,7 @@ package fault_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/deploy/local/embeddb"
 	"github.com/zcustody/suite/deploy/local/fault"
-	"github.com/zcustody/suite/deploy/local/stack"
-	gatewayapp "github.com/zcustody/suite/gateway/app"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/config"
@@ -36,7 +28,7 @@ const withdrawalConfirmPath = "/v3/api/interchange/withdrawal/confirm"
 // the gateway, held and decided but not settled, and a settlement's pay-in claimed, the
 // client's BTC paid but the venue not credited. After the restart nobody asks again, neither
 // the company nor the settlement engine: interchange's recovery sweeper completes the
-// withdrawal once its grace has passed, and the pay-in once the dead process's lease (15 s)
+// withdrawal once its grace has passed, and the pay-in once the dead process's lease (SETTLEMENT_LEASE, 2 s here)
 // and the grace have. Balances end as if the calls had finished, and stay so (moved once).
 func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 	t.Parallel()
@@ -121,7 +113,7 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 		return f.balances(t)["client BTC"] == want["client BTC"]
 	})
 	t.Logf("withdrawal settled %v after the restart, nobody asking again", time.Since(restartAt).Round(time.Millisecond))
-	waitFor(t, 25*time.Second, "the sweeper finishes the pay-in", func() bool {
+	waitFor(t, 10*time.Second, "the sweeper finishes the pay-in", func() bool {
 		return cmp.Equal(want, f.balances(t)) && f.settlementStatus(t, s, requestID) == "SETTLEMENT_PAY_IN"
 	})
 	t.Logf("pay-in finished %v after the restart (the dead process's lease ran out first)", time.Since(restartAt).Round(time.Millisecond))
@@ -138,54 +130,21 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 
 // newRecoverySuite starts the stack of newSuite with interchange on a database link of its
 // own, its calls to trading through a relay, a stop that is a kill (300 ms for the calls in
-// flight), and a short recovery sweep: every 200 ms, with a grace of 1 s.
+// flight), a short lease (2 s) and a short recovery sweep: every 200 ms, with a grace of 1 s.
 func newRecoverySuite(t *testing.T) *suite {
 	t.Helper()
-	s := &suite{t: t, dir: t.TempDir(), own: map[string]*fault.Proxy{}, relays: map[[2]string]*fault.Relay{}, logs: &logBuffer{}}
-	var out io.Writer = s.logs
-	if os.Getenv("FAULT_VERBOSE") != "" {
-		out = io.MultiWriter(s.logs, os.Stderr)
-	}
-	s.logger = slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last log lines of the stack:\n%s", s.logs.tail(80))
-		}
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(s.dir, "ferretdb"), Logger: s.logger})
-	if err != nil {
-		t.Fatalf("embedded database: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	s.direct = db.URI()
-	s.link = s.newProxy(hostOf(t, s.direct))
-	s.own["interchange"] = s.newProxy(hostOf(t, s.direct))
-	var relayErr error
-	st, err := stack.Start(ctx, stack.Options{MongoURI: s.direct, DataDir: s.dir, HTTPAddr: "127.0.0.1:0", Logger: s.logger,
-		Service: func(name string, c *config.Common) {
-			c.MongoURI, c.HealthInterval = s.uriOf(name), 200*time.Millisecond
+	return newSuite(t, setup{
+		ownLink: []string{"interchange"},
+		relays:  [][2]string{{"interchange", "trading"}},
+		service: func(name string, c *config.Common) {
 			if name == "interchange" {
 				c.ShutdownTimeout = 300 * time.Millisecond
 			}
 		},
-		Peers:       s.relayPeers([][2]string{{"interchange", "trading"}}, &relayErr),
-		Gateway:     func(c *gatewayapp.Config) { c.MongoURI = s.uriOf("gateway") },
-		Interchange: func(c *interchangeapp.Config) { c.SweepInterval, c.RecoveryGrace = 200*time.Millisecond, time.Second },
+		interchange: func(c *interchangeapp.Config) {
+			c.SweepInterval, c.RecoveryGrace, c.SettlementLease = 200*time.Millisecond, time.Second, 2*time.Second
+		},
 	})
-	if err == nil {
-		s.stack = st
-		t.Cleanup(func() {
-			if err := st.Stop(); err != nil {
-				t.Errorf("stop stack: %v", err)
-			}
-		})
-	}
-	if err != nil || relayErr != nil {
-		t.Fatalf("start stack: %v", errors.Join(err, relayErr))
-	}
-	return s
 }
 
 // has reports whether a logged line contains text.

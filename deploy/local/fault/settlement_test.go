@@ -25,6 +25,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/config"
+	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
@@ -64,6 +65,9 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 				c.ShutdownTimeout = time.Duration(grace.Load())
 			}
 		},
+		// A short claim lease, so that the engine's retry resumes within seconds; the
+		// recovery sweeper keeps its 30 s grace and leaves the resuming to the engine.
+		interchange: func(c *interchangeapp.Config) { c.SettlementLease = 3 * time.Second },
 	})
 	f := newVenueFixture(t, s, "10.123456789", "1", "0.5", "100.000000000000000001")
 	engine := newSettlementEngine(t, s)

@@ -30,6 +30,7 @@ import (
 	"github.com/zcustody/suite/services/config"
 	custodyapp "github.com/zcustody/suite/services/custody/app"
 	interchangeapp "github.com/zcustody/suite/services/interchange/app"
+	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/mongodb"
 	servicedeskapp "github.com/zcustody/suite/services/servicedesk/app"
 	tradingapp "github.com/zcustody/suite/services/trading/app"
@@ -134,7 +135,7 @@ func services(opts Options) map[string]runner {
 		},
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name],
-				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second}
+				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second, SettlementLease: settlement.DefaultLease}
 			if opts.Interchange != nil {
 				opts.Interchange(&cfg)
 			}

@@ -38,12 +38,19 @@ type Config struct {
 	// RecoveryGrace is how long such a step is left to the call that started it: a decided
 	// withdrawal after its decision, a transition after its claim's lease ran out.
 	RecoveryGrace time.Duration `env:"RECOVERY_GRACE, default=30s"`
+	// SettlementLease is how long a claimed settlement transition is held by the call that
+	// claimed it before a retry or the sweeper may resume it: longer than a transition's
+	// movements take.
+	SettlementLease time.Duration `env:"SETTLEMENT_LEASE, default=15s"`
 }
 
 // Run starts the interchange service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.SweepInterval <= 0 || cfg.RecoveryGrace <= 0 {
 		return fmt.Errorf("SWEEP_INTERVAL and RECOVERY_GRACE must be positive")
+	}
+	if cfg.SettlementLease < time.Second {
+		return fmt.Errorf("SETTLEMENT_LEASE %s: want at least 1s", cfg.SettlementLease)
 	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
@@ -68,7 +75,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn),
-		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger})
+		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease})
 	if err != nil {
 		return err
 	}
