@@ -50,17 +50,6 @@ func (r Rule) Allows(p principal.Principal) bool {
 // Policy maps full gRPC method names ("/pkg.Service/Method") to their rule.
 type Policy map[string]Rule
 
-// Merge returns a policy holding the rules of all given policies.
-func Merge(policies ...Policy) Policy {
-	out := Policy{}
-	for _, p := range policies {
-		for k, v := range p {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // publicPrefixes need no principal and no rule: probes and service discovery.
 var publicPrefixes = []string{"/grpc.health.v1.Health/", "/grpc.reflection."}
 

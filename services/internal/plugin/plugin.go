@@ -94,25 +94,3 @@ func (l *Ledger) find(ctx context.Context, requestID string) (*pluginv1.ExecuteR
 	}
 	return resp, nil
 }
-
-// NothingYet is the plugin server of an owner that cannot carry out any of its catalog
-// services yet: every request is refused at create with NotAvailable.
-type NothingYet struct {
-	pluginv1.UnimplementedPluginServiceServer
-}
-
-// Validate refuses the request.
-func (NothingYet) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*pluginv1.ValidateResponse, error) {
-	if err := RequireServicedesk(ctx); err != nil {
-		return nil, err
-	}
-	return nil, NotAvailable(req.GetRequest().GetServiceId())
-}
-
-// Execute refuses the request.
-func (NothingYet) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	if err := RequireServicedesk(ctx); err != nil {
-		return nil, err
-	}
-	return nil, NotAvailable(req.GetRequest().GetServiceId())
-}

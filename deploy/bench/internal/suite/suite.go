@@ -153,9 +153,6 @@ func (s *Suite) Stop() error {
 	return errors.Join(errs...)
 }
 
-// LogDir is where each process writes its log.
-func (s *Suite) LogDir() string { return s.logDir() }
-
 func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
