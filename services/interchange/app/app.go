@@ -87,6 +87,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopSweep()
-	wg.Go(func() { settlements.Sweeper(cfg.RecoveryGrace).Loop(sweepCtx, cfg.SweepInterval) })
+	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, settlements.Sweeper(cfg.RecoveryGrace).Once) })
 	return deps.Run(ctx)
 }

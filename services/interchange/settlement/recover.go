@@ -33,20 +33,6 @@ type Sweeper struct {
 // withdrawal, or a transition whose lease ran out, is left to its caller.
 func (s *Service) Sweeper(grace time.Duration) *Sweeper { return &Sweeper{svc: s, grace: grace} }
 
-// Loop sweeps every interval until ctx ends.
-func (w *Sweeper) Loop(ctx context.Context, interval time.Duration) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			w.Once(ctx)
-		}
-	}
-}
-
 // Once runs one sweep.
 func (w *Sweeper) Once(ctx context.Context) {
 	cutoff := w.svc.deps.Now().Add(-w.grace)

@@ -63,3 +63,17 @@ func (d *Deps) Run(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Every calls f every interval until ctx ends (a service's background sweep).
+func Every(ctx context.Context, interval time.Duration, f func(context.Context)) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			f(ctx)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: executor, Logger: logger, Grace: cfg.ExecutionGrace, Now: time.Now}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { sweeper.Loop(ctx, cfg.SweepInterval) })
+	wg.Go(func() { app.Every(ctx, cfg.SweepInterval, sweeper.Once) })
 	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(st, executor))
 	servicedeskv1.RegisterIdentityServiceServer(deps.Server.GRPC, server.NewIdentity(st))
 	return deps.Run(ctx)

@@ -101,20 +101,6 @@ type Sweeper struct {
 	Now   func() time.Time
 }
 
-// Loop sweeps every interval until ctx ends.
-func (s *Sweeper) Loop(ctx context.Context, interval time.Duration) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			s.Once(ctx)
-		}
-	}
-}
-
 // Once runs one sweep.
 func (s *Sweeper) Once(ctx context.Context) {
 	now := s.Now()
