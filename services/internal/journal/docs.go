@@ -1,0 +1,147 @@
+package journal
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zcustody/suite/services/internal/amount"
+)
+
+// entryDoc is one entry in <prefix>_entries. Its money fields (kind, holdRef, legs) are
+// never updated; state, reason and openUntil are.
+type entryDoc struct {
+	ID          string    `bson:"_id"`
+	Kind        Kind      `bson:"kind"`
+	HoldRef     string    `bson:"holdRef,omitempty"`
+	Legs        []legDoc  `bson:"legs"`
+	Fingerprint string    `bson:"fp"`
+	State       State     `bson:"state"`
+	Reason      *failure  `bson:"reason,omitempty"`
+	Code        string    `bson:"code"`
+	BusinessKey string    `bson:"businessKey"`
+	ExpiresAt   time.Time `bson:"expiresAt,omitempty"`
+	// OpenUntil is ExpiresAt while the hold is open (sparse index): the recovery pass finds
+	// overdue holds without scanning resolved ones.
+	OpenUntil time.Time `bson:"openUntil,omitempty"`
+	CreatedAt time.Time `bson:"createdAt"`
+	UpdatedAt time.Time `bson:"updatedAt"`
+}
+
+// failure is why an entry was rejected: the account that lacked funds.
+type failure struct {
+	Holder   string `bson:"holder"`
+	Currency string `bson:"currency"`
+}
+
+type legDoc struct {
+	Holder   string `bson:"h"`
+	Currency string `bson:"cur"`
+	Side     Side   `bson:"side"`
+	Amount   string `bson:"amt"`
+}
+
+func toEntryDoc(e Entry, now time.Time) entryDoc {
+	d := entryDoc{ID: e.ID, Kind: e.Kind, HoldRef: e.HoldRef, Fingerprint: e.fingerprint(), State: StateRecorded, Code: e.Code,
+		BusinessKey: e.BusinessKey, CreatedAt: now, UpdatedAt: now}
+	if !e.ExpiresAt.IsZero() {
+		d.ExpiresAt = e.ExpiresAt.UTC().Truncate(time.Millisecond)
+		d.OpenUntil = d.ExpiresAt
+	}
+	for _, l := range e.Legs {
+		d.Legs = append(d.Legs, legDoc{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: l.Amount.String()})
+	}
+	return d
+}
+
+func (d entryDoc) entry() (Entry, error) {
+	e := Entry{ID: d.ID, Kind: d.Kind, HoldRef: d.HoldRef, Code: d.Code, BusinessKey: d.BusinessKey}
+	if !d.ExpiresAt.IsZero() {
+		e.ExpiresAt = d.ExpiresAt.UTC()
+	}
+	for _, l := range d.Legs {
+		a, err := amount.FromStored(l.Amount)
+		if err != nil {
+			return Entry{}, fmt.Errorf("entry %s: %w", d.ID, err)
+		}
+		e.Legs = append(e.Legs, Leg{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: a})
+	}
+	return e, nil
+}
+
+// resolutionDoc is inserted once under the hold's id: of racing resolvers exactly one
+// insert succeeds (a unique _id holds on every engine). State is "open" until its entry is
+// applied, so the recovery pass finds resolutions cut short.
+type resolutionDoc struct {
+	HoldID string    `bson:"_id"`
+	By     string    `bson:"by"`
+	Kind   Kind      `bson:"kind"`
+	Code   string    `bson:"code"`
+	State  string    `bson:"state"`
+	At     time.Time `bson:"at"`
+}
+
+// holderDoc is the journal's part of a holder document: the counters of its accounts by
+// currency, the version that guards every update, the posting sequence and the markers of
+// the entries applied and not yet pruned.
+type holderDoc struct {
+	ID       string                 `bson:"_id"`
+	Accounts map[string]countersDoc `bson:"accounts"`
+	Version  int64                  `bson:"ledgerVersion"`
+	Seq      int64                  `bson:"ledgerSeq"`
+	Markers  []markerDoc            `bson:"ledgerMarkers"`
+}
+
+// markerDoc says that entry K is applied to the holder as posting Seq, with what it changed;
+// it becomes a history row before it is pruned.
+type markerDoc struct {
+	K        string       `bson:"k"`
+	Seq      int64        `bson:"seq"`
+	At       time.Time    `bson:"at"`
+	Postings []postingDoc `bson:"p"`
+}
+
+// postingDoc is one account's change by an entry and its counters after it.
+type postingDoc struct {
+	Currency string      `bson:"cur"`
+	Delta    countersDoc `bson:"d"`
+	After    countersDoc `bson:"a"`
+}
+
+// historyDoc is one posting sequence number of a holder: an entry applied to it.
+type historyDoc struct {
+	ID          string       `bson:"_id"` // <holder>:<seq>
+	Holder      string       `bson:"holder"`
+	Seq         int64        `bson:"seq"`
+	Entry       string       `bson:"entry"`
+	Code        string       `bson:"code"`
+	BusinessKey string       `bson:"businessKey"`
+	At          time.Time    `bson:"at"`
+	Postings    []postingDoc `bson:"p"`
+}
+
+func (d holderDoc) marker(k string) (markerDoc, bool) {
+	for _, m := range d.Markers {
+		if m.K == k {
+			return m, true
+		}
+	}
+	return markerDoc{}, false
+}
+
+// counters returns the account's counters (zero for a currency the holder never had).
+func (d holderDoc) counters(currency string) (Counters, error) {
+	c, ok := d.Accounts[currency]
+	if !ok {
+		return Counters{}, nil
+	}
+	out, err := c.counters()
+	if err != nil {
+		return Counters{}, fmt.Errorf("account %s %s: %w", d.ID, currency, err)
+	}
+	return out, nil
+}
+
+// compensation is the marker of an entry's undoing on a holder.
+func compensation(id string) string { return id + "~" }
+
+func historyID(holder string, seq int64) string { return fmt.Sprintf("%s:%d", holder, seq) }

@@ -1,0 +1,255 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// holderFields is the journal's part of a holder document: reads leave the rest out.
+var holderFields = bson.D{{Key: "accounts", Value: 1}, {Key: "ledgerVersion", Value: 1}, {Key: "ledgerSeq", Value: 1}, {Key: "ledgerMarkers", Value: 1}}
+
+// readHolder reads the journal fields of holder h, creating a system holder on first use.
+func (j *Journal) readHolder(ctx context.Context, h string) (holderDoc, error) {
+	col, policy := j.holderCollection(h)
+	var doc holderDoc
+	err := col.FindOne(ctx, bson.D{{Key: "_id", Value: h}}, options.FindOne().SetProjection(holderFields)).Decode(&doc)
+	if err == nil {
+		return doc, nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return holderDoc{}, fmt.Errorf("read account holder %s: %w", h, err)
+	}
+	if !policy.Create {
+		return holderDoc{}, &AccountError{Holder: h}
+	}
+	fresh := bson.D{{Key: "_id", Value: h}, {Key: "accounts", Value: bson.D{}}, {Key: "ledgerVersion", Value: int64(0)},
+		{Key: "ledgerSeq", Value: int64(0)}, {Key: "ledgerMarkers", Value: bson.A{}}}
+	if _, err := col.InsertOne(ctx, fresh); err != nil && !mongo.IsDuplicateKeyError(err) {
+		return holderDoc{}, fmt.Errorf("create account holder %s: %w", h, err)
+	}
+	if err := col.FindOne(ctx, bson.D{{Key: "_id", Value: h}}, options.FindOne().SetProjection(holderFields)).Decode(&doc); err != nil {
+		return holderDoc{}, fmt.Errorf("read account holder %s: %w", h, err)
+	}
+	return doc, nil
+}
+
+// change is one holder update: the marker k it carries and the counters it adds.
+type change struct {
+	holder string
+	k      string
+	delta  map[string]Delta
+	// check refuses the change when a constrained account's available balance would fall
+	// below zero; refuse (for an entry's own marker) refuses it when the entry's
+	// compensation marker is there already.
+	check, refuse bool
+}
+
+// applyChange writes c to its holder once: one version-guarded update that changes the
+// counters and records the marker (pruning markers of final entries in the same write). A
+// holder that has the marker already is left alone. It returns the marker as stored.
+func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, error) {
+	_, policy := j.holderCollection(c.holder)
+	for attempt := range j.cfg.MaxAttempts {
+		doc, err := j.readHolder(ctx, c.holder)
+		if err != nil {
+			return markerDoc{}, err
+		}
+		if m, ok := doc.marker(c.k); ok {
+			return m, nil
+		}
+		if c.refuse {
+			if _, undone := doc.marker(compensation(c.k)); undone {
+				return markerDoc{}, errPreviouslyCompleted
+			}
+		}
+		m, err := j.nextMarker(doc, c, policy.Constrained)
+		if err != nil {
+			return markerDoc{}, err
+		}
+		kept, err := j.keptMarkers(ctx, doc)
+		if err != nil {
+			return markerDoc{}, err
+		}
+		if len(kept) < j.cfg.MaxMarkers {
+			ok, err := j.writeHolder(ctx, doc, m, append(kept, m))
+			if err != nil || ok {
+				return m, err
+			}
+		}
+		backoff(ctx, attempt)
+	}
+	return markerDoc{}, fmt.Errorf("apply %s to %s: %w", c.k, c.holder, ErrTooManyConflicts)
+}
+
+// nextMarker computes the holder's counters after c and the marker recording it.
+func (j *Journal) nextMarker(doc holderDoc, c change, constrained bool) (markerDoc, error) {
+	m := markerDoc{K: c.k, Seq: doc.Seq + 1, At: j.now()}
+	currencies := make([]string, 0, len(c.delta))
+	for cur := range c.delta {
+		currencies = append(currencies, cur)
+	}
+	slices.Sort(currencies)
+	for _, cur := range currencies {
+		before, err := doc.counters(cur)
+		if err != nil {
+			return markerDoc{}, err
+		}
+		d := c.delta[cur]
+		after := before.Add(d)
+		if err := after.checkNonNegative(); err != nil {
+			return markerDoc{}, fmt.Errorf("apply %s to %s %s: %w", c.k, c.holder, cur, err)
+		}
+		if c.check && constrained && d.Available().Sign() < 0 && after.Available().Sign() < 0 {
+			return markerDoc{}, &InsufficientError{Entry: c.k, Holder: c.holder, Currency: cur}
+		}
+		m.Postings = append(m.Postings, postingDoc{Currency: cur, Delta: toCountersDoc(d), After: toCountersDoc(after)})
+	}
+	return m, nil
+}
+
+// writeHolder sets the counters of m's postings, the marker list and the next version, if
+// the holder is still at doc's version. It reports whether it wrote.
+func (j *Journal) writeHolder(ctx context.Context, doc holderDoc, m markerDoc, markers []markerDoc) (bool, error) {
+	col, _ := j.holderCollection(doc.ID)
+	set := bson.D{{Key: "ledgerVersion", Value: doc.Version + 1}, {Key: "ledgerSeq", Value: m.Seq}, {Key: "ledgerMarkers", Value: markers}}
+	for _, p := range m.Postings {
+		set = append(set, bson.E{Key: "accounts." + p.Currency, Value: p.After})
+	}
+	res, err := col.UpdateOne(ctx, versionFilter(doc), bson.D{{Key: "$set", Value: set}})
+	if err != nil {
+		return false, fmt.Errorf("apply %s to %s: %w", m.K, doc.ID, err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// versionFilter matches the holder at doc's version (a document the journal never touched
+// has no version field yet).
+func versionFilter(doc holderDoc) bson.D {
+	if doc.Version == 0 {
+		return bson.D{{Key: "_id", Value: doc.ID}, {Key: "$or", Value: bson.A{
+			bson.D{{Key: "ledgerVersion", Value: int64(0)}}, bson.D{{Key: "ledgerVersion", Value: bson.D{{Key: "$exists", Value: false}}}}}}}
+	}
+	return bson.D{{Key: "_id", Value: doc.ID}, {Key: "ledgerVersion", Value: doc.Version}}
+}
+
+// keptMarkers returns the holder's markers less those that may go: once the list is half
+// full, a marker whose entry is final is copied into the history (a duplicate row means it
+// is there already) and left out of the next write. A marker is never dropped otherwise.
+func (j *Journal) keptMarkers(ctx context.Context, doc holderDoc) ([]markerDoc, error) {
+	if len(doc.Markers) < j.cfg.MaxMarkers/2 {
+		return doc.Markers, nil
+	}
+	final, err := j.finalEntries(ctx, doc.Markers)
+	if err != nil {
+		return nil, err
+	}
+	var kept []markerDoc
+	var rows []historyDoc
+	for _, m := range doc.Markers {
+		e, ok := final[entryOf(m.K)]
+		if !ok {
+			kept = append(kept, m)
+			continue
+		}
+		rows = append(rows, historyRow(doc.ID, m, e))
+	}
+	if err := j.insertHistory(ctx, rows); err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// RejectedRetention is how long the markers of a rejected entry are kept on its holders
+// (longer than any runner's deadline, MaxRun).
+const RejectedRetention = time.Hour
+
+// finalEntries returns the entries of markers whose markers may be pruned, by id: applied
+// ones, and rejected ones older than RejectedRetention.
+func (j *Journal) finalEntries(ctx context.Context, markers []markerDoc) (map[string]entryDoc, error) {
+	ids := make([]string, 0, len(markers))
+	for _, m := range markers {
+		ids = append(ids, entryOf(m.K))
+	}
+	cur, err := j.entries.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}},
+		{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{StateApplied, StateRejected}}}}},
+		options.Find().SetProjection(bson.D{{Key: "code", Value: 1}, {Key: "businessKey", Value: 1}, {Key: "state", Value: 1}, {Key: "updatedAt", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("read entries of markers: %w", err)
+	}
+	var docs []entryDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read entries of markers: %w", err)
+	}
+	out := make(map[string]entryDoc, len(docs))
+	settled := j.now().Add(-RejectedRetention)
+	for _, d := range docs {
+		// A rejected entry's markers stay while a runner that started before the rejection
+		// may still be at work: they are what stops it.
+		if d.State == StateApplied || d.UpdatedAt.Before(settled) {
+			out[d.ID] = d
+		}
+	}
+	return out, nil
+}
+
+// entryOf is the entry id of a marker (an entry's own, or its compensation's).
+func entryOf(k string) string {
+	if len(k) > 0 && k[len(k)-1] == '~' {
+		return k[:len(k)-1]
+	}
+	return k
+}
+
+func historyRow(holder string, m markerDoc, e entryDoc) historyDoc {
+	return historyDoc{ID: historyID(holder, m.Seq), Holder: holder, Seq: m.Seq, Entry: m.K, Code: e.Code, BusinessKey: e.BusinessKey,
+		At: m.At, Postings: m.Postings}
+}
+
+// insertHistory inserts rows, unordered; rows already there are fine.
+func (j *Journal) insertHistory(ctx context.Context, rows []historyDoc) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	docs := make([]any, 0, len(rows))
+	for _, r := range rows {
+		docs = append(docs, r)
+	}
+	_, err := j.history.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	if err == nil || onlyDuplicates(err) {
+		return nil
+	}
+	return fmt.Errorf("insert history: %w", err)
+}
+
+// onlyDuplicates reports whether every write error of a bulk insert is a duplicate key.
+func onlyDuplicates(err error) bool {
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
+		return mongo.IsDuplicateKeyError(err)
+	}
+	for _, we := range bwe.WriteErrors {
+		if we.Code != 11000 {
+			return false
+		}
+	}
+	return true
+}
+
+// backoff waits a jittered, growing moment before a retry of a lost race.
+func backoff(ctx context.Context, attempt int) {
+	d := time.Duration(rand.IntN(min(attempt+1, 20))+1) * time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

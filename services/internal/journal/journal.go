@@ -1,0 +1,146 @@
+// Package journal is the suite's double-entry ledger, one per service on its own database
+// (trading's wallets, custody's wallets). Every balance change is an immutable entry whose
+// legs balance per currency; an account is a (holder, currency) pair whose four counters
+// (debits and credits, pending and posted) live in the holder's document together with a
+// version, a posting sequence and a bounded list of markers of the entries applied there.
+//
+// Without multi-document transactions (the embedded database has none), an entry and the
+// balances agree through this protocol (docs/decisions.md, "Journal"):
+//
+//  1. the entry is inserted under its deterministic id (a unique _id: a retry is the same
+//     entry; the same id with other fields is refused; an id that failed stays failed);
+//  2. its legs are aggregated per holder, and each holder document takes one
+//     version-guarded update that changes its counters and pushes the entry's marker, so a
+//     balance change and "entry E is applied here" are one atomic write; holders whose
+//     available balance falls are updated first, so a refusal comes before any money
+//     appears elsewhere, and is undone by compensating updates (marker E~);
+//  3. the entry is marked applied; history rows are copied from the markers, which are
+//     pruned only once their entry is final and their row exists.
+//
+// Holds are two-phase: a Pending entry reserves funds (limits are checked then); it is
+// resolved at most once, by inserting one resolution document under the hold's id, then a
+// Post or Void entry that mirrors its legs and can never fail on funds. Every step is
+// idempotent, so a retry, a concurrent runner and the recovery pass (Recover) all converge.
+package journal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxLegs     = 2048
+	DefaultMaxMarkers  = 64
+	DefaultMaxAttempts = 200
+	defaultPrefix      = "journal"
+)
+
+// HolderPolicy says where a holder's document lives and how its accounts behave.
+type HolderPolicy struct {
+	// Collection holds the holder's document (a wallet collection, or the journal's own
+	// system accounts collection).
+	Collection string
+	// Create makes the document on first use (system and clearing accounts); otherwise a
+	// missing holder refuses the entry (ErrAccountNotFound).
+	Create bool
+	// Constrained accounts never let their available balance fall below zero (customer
+	// wallets, venue wallets, clearing accounts); unconstrained ones are the world outside
+	// (deposits, withdrawals in flight).
+	Constrained bool
+}
+
+// Config configures a journal.
+type Config struct {
+	DB *mongo.Database
+	// Prefix names the journal's collections: <prefix>_entries, _resolutions, _history,
+	// _accounts (the system accounts). Default "journal".
+	Prefix string
+	// Policy classifies a holder id.
+	Policy func(holder string) HolderPolicy
+	// Collections lists every collection holding account documents besides the journal's
+	// own system accounts collection (for reconciliation).
+	Collections []string
+	// MaxLegs bounds an entry; MaxMarkers a holder's marker list; MaxAttempts the optimistic
+	// retries of one holder update.
+	MaxLegs, MaxMarkers, MaxAttempts int
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// Journal records and applies entries.
+type Journal struct {
+	cfg                                  Config
+	entries, resolutions, history, accts *mongo.Collection
+}
+
+// New returns a journal on cfg.DB; call EnsureIndexes before use.
+func New(cfg Config) *Journal {
+	if cfg.Prefix == "" {
+		cfg.Prefix = defaultPrefix
+	}
+	if cfg.MaxLegs <= 0 {
+		cfg.MaxLegs = DefaultMaxLegs
+	}
+	if cfg.MaxMarkers <= 0 {
+		cfg.MaxMarkers = DefaultMaxMarkers
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	j := &Journal{cfg: cfg, entries: cfg.DB.Collection(cfg.Prefix + "_entries"),
+		resolutions: cfg.DB.Collection(cfg.Prefix + "_resolutions"), history: cfg.DB.Collection(cfg.Prefix + "_history"),
+		accts: cfg.DB.Collection(cfg.Prefix + "_accounts")}
+	if j.cfg.Policy == nil {
+		j.cfg.Policy = func(string) HolderPolicy { return HolderPolicy{Collection: j.accts.Name(), Create: true} }
+	}
+	return j
+}
+
+// SystemCollection is the collection of system accounts (policy Collection for them).
+func (j *Journal) SystemCollection() string { return j.accts.Name() }
+
+// EnsureIndexes creates the indexes behind every journal query (one per command: see the
+// stores' note on FerretDB).
+func (j *Journal) EnsureIndexes(ctx context.Context) error {
+	idx := []struct {
+		col  *mongo.Collection
+		keys bson.D
+		opts *options.IndexOptionsBuilder
+	}{
+		// Entries left recorded or compensating, for the recovery pass.
+		{j.entries, bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("state_created")},
+		{j.entries, bson.D{{Key: "businessKey", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("business_created")},
+		// Open holds with an expiry (the field is removed when the hold is resolved).
+		{j.entries, bson.D{{Key: "openUntil", Value: 1}}, options.Index().SetName("open_until").SetSparse(true)},
+		{j.resolutions, bson.D{{Key: "state", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("state_at")},
+		// A holder's statement, paged by its posting sequence; by time for "balance at".
+		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "seq", Value: 1}}, options.Index().SetName("holder_seq").SetUnique(true)},
+		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("holder_at")},
+		{j.history, bson.D{{Key: "entry", Value: 1}}, options.Index().SetName("entry")},
+	}
+	for _, i := range idx {
+		if _, err := i.col.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: i.keys, Options: i.opts}); err != nil {
+			return fmt.Errorf("create index of %s: %w", i.col.Name(), err)
+		}
+	}
+	return nil
+}
+
+func (j *Journal) now() time.Time { return j.cfg.Now().UTC().Truncate(time.Millisecond) }
+
+func (j *Journal) holderCollection(holder string) (*mongo.Collection, HolderPolicy) {
+	p := j.cfg.Policy(holder)
+	if p.Collection == "" {
+		p.Collection = j.accts.Name()
+	}
+	return j.cfg.DB.Collection(p.Collection), p
+}

@@ -1,0 +1,248 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// MaxRun bounds one call's work (a runner of an entry never outlives it, which is what
+// makes RejectedRetention safe).
+const MaxRun = 10 * time.Minute
+
+// Result is the outcome of a recorded entry.
+type Result struct {
+	// Replayed is true when the entry had been applied before this call.
+	Replayed bool
+}
+
+// Record records and applies a Single or Pending entry. A refusal found before anything is
+// recorded (an invalid entry, a missing account, a constrained account without the funds
+// at the time it is read) records nothing, so the same id may be tried again later; a
+// refusal met while applying is recorded, and the id then stays refused (the same error
+// is answered to every retry). The same id with other fields is an *ExistsError.
+func (j *Journal) Record(ctx context.Context, e Entry) (Result, error) {
+	if e.Kind != Single && e.Kind != Pending {
+		return Result{}, fmt.Errorf("%w: Record takes single and pending entries; resolve holds with Resolve", ErrInvalidEntry)
+	}
+	if err := e.validate(j.cfg.MaxLegs); err != nil {
+		return Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, MaxRun)
+	defer cancel()
+	// A retry answers from the stored entry: the funds a first attempt held are not there
+	// for a precheck any more.
+	if stored, found, err := j.lookup(ctx, e.ID); err != nil || found {
+		return j.continueStored(ctx, e, stored, err)
+	}
+	if err := j.precheck(ctx, e); err != nil {
+		return Result{}, err
+	}
+	stored, fresh, err := j.storedOrNew(ctx, e)
+	if err != nil || !fresh {
+		return j.continueStored(ctx, e, stored, err)
+	}
+	return Result{}, j.apply(ctx, e)
+}
+
+// lookup reads the entry stored under id, if any.
+func (j *Journal) lookup(ctx context.Context, id string) (entryDoc, bool, error) {
+	var d entryDoc
+	err := j.entries.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return entryDoc{}, false, nil
+	}
+	if err != nil {
+		return entryDoc{}, false, fmt.Errorf("read entry %s: %w", id, err)
+	}
+	return d, true, nil
+}
+
+// storedOrNew inserts e, or returns the entry stored under its id (fresh false).
+func (j *Journal) storedOrNew(ctx context.Context, e Entry) (entryDoc, bool, error) {
+	doc := toEntryDoc(e, j.now())
+	_, err := j.entries.InsertOne(ctx, doc)
+	if err == nil {
+		return doc, true, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return entryDoc{}, false, fmt.Errorf("insert entry %s: %w", e.ID, err)
+	}
+	stored, err := j.entry(ctx, e.ID)
+	return stored, false, err
+}
+
+// continueStored answers a retry of an entry recorded before: the stored outcome, or the
+// rest of its application.
+func (j *Journal) continueStored(ctx context.Context, e Entry, stored entryDoc, err error) (Result, error) {
+	if err != nil {
+		return Result{}, err
+	}
+	if stored.Fingerprint != e.fingerprint() {
+		prev, perr := stored.entry()
+		if perr != nil {
+			return Result{}, perr
+		}
+		return Result{}, &ExistsError{ID: e.ID, Field: e.firstDifference(prev)}
+	}
+	switch stored.State {
+	case StateApplied:
+		return Result{Replayed: true}, nil
+	case StateRejected:
+		return Result{}, stored.rejection()
+	case StateCompensating:
+		return Result{}, j.compensate(ctx, e, stored.Reason)
+	}
+	return Result{}, j.apply(ctx, e)
+}
+
+func (d entryDoc) rejection() error {
+	if d.Reason == nil {
+		return &InsufficientError{Entry: d.ID}
+	}
+	return &InsufficientError{Entry: d.ID, Holder: d.Reason.Holder, Currency: d.Reason.Currency}
+}
+
+// entry reads a stored entry.
+func (j *Journal) entry(ctx context.Context, id string) (entryDoc, error) {
+	var d entryDoc
+	err := j.entries.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	if err != nil {
+		return entryDoc{}, fmt.Errorf("read entry %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// precheck reads every holder the entry needs to exist, and every constrained account whose
+// available balance it lowers, in one find per collection.
+func (j *Journal) precheck(ctx context.Context, e Entry) error {
+	deltas := e.deltas()
+	byCol := map[string][]string{}
+	for h := range deltas {
+		col, p := j.holderCollection(h)
+		if !p.Create || (p.Constrained && anyReduces(deltas[h])) {
+			byCol[col.Name()] = append(byCol[col.Name()], h)
+		}
+	}
+	for col, holders := range byCol {
+		docs, err := j.readHolders(ctx, col, holders)
+		if err != nil {
+			return err
+		}
+		for _, h := range holders {
+			if err := j.prechecked(e.ID, h, docs, deltas[h]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (j *Journal) prechecked(id, h string, docs map[string]holderDoc, per map[string]Delta) error {
+	_, p := j.holderCollection(h)
+	doc, ok := docs[h]
+	if !ok {
+		if p.Create {
+			doc = holderDoc{ID: h}
+		} else {
+			return &AccountError{Holder: h}
+		}
+	}
+	if !p.Constrained {
+		return nil
+	}
+	for cur, d := range per {
+		c, err := doc.counters(cur)
+		if err != nil {
+			return err
+		}
+		if d.Available().Sign() < 0 && c.Add(d).Available().Sign() < 0 {
+			return &InsufficientError{Entry: id, Holder: h, Currency: cur}
+		}
+	}
+	return nil
+}
+
+func (j *Journal) readHolders(ctx context.Context, col string, ids []string) (map[string]holderDoc, error) {
+	cur, err := j.cfg.DB.Collection(col).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
+		options.Find().SetProjection(holderFields))
+	if err != nil {
+		return nil, fmt.Errorf("read account holders: %w", err)
+	}
+	var docs []holderDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read account holders: %w", err)
+	}
+	out := make(map[string]holderDoc, len(docs))
+	for _, d := range docs {
+		out[d.ID] = d
+	}
+	return out, nil
+}
+
+// apply applies a recorded entry to every holder it names, in order (those that can refuse
+// first), then marks it applied and copies its history rows. Every step is idempotent:
+// applying again skips holders that carry the entry's marker.
+func (j *Journal) apply(ctx context.Context, e Entry) error {
+	deltas := e.deltas()
+	order := holdersInOrder(deltas, j.constrained)
+	rows := make([]historyDoc, 0, len(order))
+	for _, h := range order {
+		m, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true, refuse: true})
+		var insufficient *InsufficientError
+		switch {
+		case errors.As(err, &insufficient):
+			return j.refuse(ctx, e, h, insufficient)
+		case errors.Is(err, errPreviouslyCompleted):
+			return j.compensate(ctx, e, nil)
+		case err != nil:
+			return err
+		}
+		rows = append(rows, historyDoc{ID: historyID(h, m.Seq), Holder: h, Seq: m.Seq, Entry: e.ID, Code: e.Code,
+			BusinessKey: e.BusinessKey, At: m.At, Postings: m.Postings})
+	}
+	done, err := j.setState(ctx, e.ID, StateRecorded, StateApplied, nil)
+	if err != nil {
+		return err
+	}
+	if !done {
+		return j.afterLostState(ctx, e)
+	}
+	return j.insertHistory(ctx, rows)
+}
+
+// afterLostState answers a runner whose entry changed state under it: applied by another
+// runner (fine), or being rejected (help undo it).
+func (j *Journal) afterLostState(ctx context.Context, e Entry) error {
+	stored, err := j.entry(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	if stored.State == StateApplied {
+		return nil
+	}
+	return j.compensate(ctx, e, stored.Reason)
+}
+
+func (j *Journal) constrained(h string) bool {
+	_, p := j.holderCollection(h)
+	return p.Constrained
+}
+
+// setState moves the entry from one state to another; it reports whether it did.
+func (j *Journal) setState(ctx context.Context, id string, from, to State, why *failure) (bool, error) {
+	set := bson.D{{Key: "state", Value: to}, {Key: "updatedAt", Value: j.now()}}
+	if why != nil {
+		set = append(set, bson.E{Key: "reason", Value: why})
+	}
+	res, err := j.entries.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "state", Value: from}}, bson.D{{Key: "$set", Value: set}})
+	if err != nil {
+		return false, fmt.Errorf("mark entry %s %s: %w", id, to, err)
+	}
+	return res.MatchedCount == 1, nil
+}

@@ -1,0 +1,144 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// RecoveryBatch bounds what one recovery pass takes of each kind.
+const RecoveryBatch = 100
+
+// Recovery counts what a recovery pass did.
+type Recovery struct {
+	Applied, Rejected, Resolved, Expired, Rechecked int
+}
+
+// Recover completes what runners left: entries still recorded or compensating since before
+// cutoff are applied or undone, resolutions still open since before cutoff get their entry,
+// rejected entries younger than RejectedRetention are checked for a late runner's change,
+// and holds past their expiry are voided. Every step is the idempotent one the runners
+// take, so several recovery passes (replicas) may run at once.
+func (j *Journal) Recover(ctx context.Context, cutoff time.Time) (Recovery, error) {
+	var r Recovery
+	var errs []error
+	stuck, err := j.findEntries(ctx, bson.D{{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{StateRecorded, StateCompensating}}}},
+		{Key: "createdAt", Value: bson.D{{Key: "$lt", Value: cutoff}}}})
+	errs = append(errs, err)
+	for _, d := range stuck {
+		err := j.resume(ctx, d)
+		switch {
+		case errors.Is(err, ErrInsufficient):
+			r.Rejected++
+		case err == nil:
+			r.Applied++
+		default:
+			errs = append(errs, err)
+		}
+	}
+	n, err := j.recheckRejected(ctx)
+	r.Rechecked, errs = n, append(errs, err)
+	n, err = j.finishResolutions(ctx, cutoff)
+	r.Resolved, errs = n, append(errs, err)
+	n, err = j.expireHolds(ctx)
+	r.Expired, errs = n, append(errs, err)
+	return r, errors.Join(errs...)
+}
+
+func (j *Journal) findEntries(ctx context.Context, filter bson.D) ([]entryDoc, error) {
+	cur, err := j.entries.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}}).SetLimit(RecoveryBatch))
+	if err != nil {
+		return nil, fmt.Errorf("find entries to recover: %w", err)
+	}
+	var docs []entryDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("find entries to recover: %w", err)
+	}
+	return docs, nil
+}
+
+// resume carries a stored entry on from where it stands.
+func (j *Journal) resume(ctx context.Context, d entryDoc) error {
+	e, err := d.entry()
+	if err != nil {
+		return err
+	}
+	if d.State == StateCompensating {
+		return j.compensate(ctx, e, d.Reason)
+	}
+	if e.Kind == Post || e.Kind == Void {
+		if err := j.apply(ctx, e); err != nil {
+			return err
+		}
+		return j.closeHold(ctx, e.HoldRef)
+	}
+	return j.apply(ctx, e)
+}
+
+// recheckRejected undoes, on entries rejected within RejectedRetention, a change a runner
+// that started before the rejection may have made afterwards.
+func (j *Journal) recheckRejected(ctx context.Context) (int, error) {
+	docs, err := j.findEntries(ctx, bson.D{{Key: "state", Value: StateRejected},
+		{Key: "createdAt", Value: bson.D{{Key: "$gte", Value: j.now().Add(-RejectedRetention - MaxRun)}}}})
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range docs {
+		e, err := d.entry()
+		if err != nil {
+			return 0, err
+		}
+		for h := range e.deltas() {
+			if err := j.undo(ctx, h, e.ID); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(docs), nil
+}
+
+// finishResolutions writes the entry of resolutions inserted before cutoff and never done.
+func (j *Journal) finishResolutions(ctx context.Context, cutoff time.Time) (int, error) {
+	cur, err := j.resolutions.Find(ctx, bson.D{{Key: "state", Value: "open"}, {Key: "at", Value: bson.D{{Key: "$lt", Value: cutoff}}}},
+		options.Find().SetLimit(RecoveryBatch))
+	if err != nil {
+		return 0, fmt.Errorf("find open resolutions: %w", err)
+	}
+	var open []resolutionDoc
+	if err := cur.All(ctx, &open); err != nil {
+		return 0, fmt.Errorf("find open resolutions: %w", err)
+	}
+	for _, r := range open {
+		if _, err := j.Resolve(ctx, r.By, r.HoldID, r.Kind, r.Code); err != nil {
+			return 0, err
+		}
+	}
+	return len(open), nil
+}
+
+// expireHolds voids the holds whose expiry has passed.
+func (j *Journal) expireHolds(ctx context.Context) (int, error) {
+	docs, err := j.findEntries(ctx, bson.D{{Key: "openUntil", Value: bson.D{{Key: "$lte", Value: j.now()}}}})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range docs {
+		_, err := j.Resolve(ctx, ExpiryID(d.ID), d.ID, Void, d.Code+".expire")
+		switch {
+		case errors.Is(err, ErrHoldAlreadyPosted), errors.Is(err, ErrHoldAlreadyVoided), errors.Is(err, ErrHoldNotFound):
+			if err := j.closeHold(ctx, d.ID); err != nil {
+				return n, err
+			}
+		case err != nil:
+			return n, err
+		default:
+			n++
+		}
+	}
+	return n, nil
+}
