@@ -21,6 +21,239 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// What an entry does.
+type EntryKind int32
+
+const (
+	// Not set.
+	EntryKind_ENTRY_KIND_UNSPECIFIED EntryKind = 0
+	// Posted at once: debits leave, credits arrive.
+	EntryKind_ENTRY_KIND_TRANSFER EntryKind = 1
+	// A hold: the debited amounts are reserved (pending out), the credits pending in, until the
+	// hold is resolved with ResolveHold.
+	EntryKind_ENTRY_KIND_HOLD EntryKind = 2
+)
+
+// Enum value maps for EntryKind.
+var (
+	EntryKind_name = map[int32]string{
+		0: "ENTRY_KIND_UNSPECIFIED",
+		1: "ENTRY_KIND_TRANSFER",
+		2: "ENTRY_KIND_HOLD",
+	}
+	EntryKind_value = map[string]int32{
+		"ENTRY_KIND_UNSPECIFIED": 0,
+		"ENTRY_KIND_TRANSFER":    1,
+		"ENTRY_KIND_HOLD":        2,
+	}
+)
+
+func (x EntryKind) Enum() *EntryKind {
+	p := new(EntryKind)
+	*p = x
+	return p
+}
+
+func (x EntryKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_trading_v1_ledger_proto_enumTypes[0].Descriptor()
+}
+
+func (EntryKind) Type() protoreflect.EnumType {
+	return &file_trading_v1_ledger_proto_enumTypes[0]
+}
+
+func (x EntryKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryKind.Descriptor instead.
+func (EntryKind) EnumDescriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{0}
+}
+
+// Side of a leg.
+type LegSide int32
+
+const (
+	// Not set.
+	LegSide_LEG_SIDE_UNSPECIFIED LegSide = 0
+	// The account pays.
+	LegSide_LEG_SIDE_DEBIT LegSide = 1
+	// The account receives.
+	LegSide_LEG_SIDE_CREDIT LegSide = 2
+)
+
+// Enum value maps for LegSide.
+var (
+	LegSide_name = map[int32]string{
+		0: "LEG_SIDE_UNSPECIFIED",
+		1: "LEG_SIDE_DEBIT",
+		2: "LEG_SIDE_CREDIT",
+	}
+	LegSide_value = map[string]int32{
+		"LEG_SIDE_UNSPECIFIED": 0,
+		"LEG_SIDE_DEBIT":       1,
+		"LEG_SIDE_CREDIT":      2,
+	}
+)
+
+func (x LegSide) Enum() *LegSide {
+	p := new(LegSide)
+	*p = x
+	return p
+}
+
+func (x LegSide) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (LegSide) Descriptor() protoreflect.EnumDescriptor {
+	return file_trading_v1_ledger_proto_enumTypes[1].Descriptor()
+}
+
+func (LegSide) Type() protoreflect.EnumType {
+	return &file_trading_v1_ledger_proto_enumTypes[1]
+}
+
+func (x LegSide) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use LegSide.Descriptor instead.
+func (LegSide) EnumDescriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{1}
+}
+
+// Outcome of an entry or a resolution.
+type EntryOutcome int32
+
+const (
+	// Not set.
+	EntryOutcome_ENTRY_OUTCOME_UNSPECIFIED EntryOutcome = 0
+	// Applied by this call.
+	EntryOutcome_ENTRY_OUTCOME_APPLIED EntryOutcome = 1
+	// Applied before (a retry).
+	EntryOutcome_ENTRY_OUTCOME_REPLAYED EntryOutcome = 2
+	// Refused: an account lacks the funds (nothing changed; see account and currency).
+	EntryOutcome_ENTRY_OUTCOME_INSUFFICIENT_FUNDS EntryOutcome = 3
+	// The hold was posted by another resolution.
+	EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED EntryOutcome = 4
+	// The hold was voided by another resolution.
+	EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_VOIDED EntryOutcome = 5
+	// The hold expired and was released.
+	EntryOutcome_ENTRY_OUTCOME_HOLD_EXPIRED EntryOutcome = 6
+	// No such hold was ever applied.
+	EntryOutcome_ENTRY_OUTCOME_HOLD_NOT_FOUND EntryOutcome = 7
+)
+
+// Enum value maps for EntryOutcome.
+var (
+	EntryOutcome_name = map[int32]string{
+		0: "ENTRY_OUTCOME_UNSPECIFIED",
+		1: "ENTRY_OUTCOME_APPLIED",
+		2: "ENTRY_OUTCOME_REPLAYED",
+		3: "ENTRY_OUTCOME_INSUFFICIENT_FUNDS",
+		4: "ENTRY_OUTCOME_HOLD_ALREADY_POSTED",
+		5: "ENTRY_OUTCOME_HOLD_ALREADY_VOIDED",
+		6: "ENTRY_OUTCOME_HOLD_EXPIRED",
+		7: "ENTRY_OUTCOME_HOLD_NOT_FOUND",
+	}
+	EntryOutcome_value = map[string]int32{
+		"ENTRY_OUTCOME_UNSPECIFIED":         0,
+		"ENTRY_OUTCOME_APPLIED":             1,
+		"ENTRY_OUTCOME_REPLAYED":            2,
+		"ENTRY_OUTCOME_INSUFFICIENT_FUNDS":  3,
+		"ENTRY_OUTCOME_HOLD_ALREADY_POSTED": 4,
+		"ENTRY_OUTCOME_HOLD_ALREADY_VOIDED": 5,
+		"ENTRY_OUTCOME_HOLD_EXPIRED":        6,
+		"ENTRY_OUTCOME_HOLD_NOT_FOUND":      7,
+	}
+)
+
+func (x EntryOutcome) Enum() *EntryOutcome {
+	p := new(EntryOutcome)
+	*p = x
+	return p
+}
+
+func (x EntryOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_trading_v1_ledger_proto_enumTypes[2].Descriptor()
+}
+
+func (EntryOutcome) Type() protoreflect.EnumType {
+	return &file_trading_v1_ledger_proto_enumTypes[2]
+}
+
+func (x EntryOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryOutcome.Descriptor instead.
+func (EntryOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{2}
+}
+
+// How a hold is resolved.
+type ResolveKind int32
+
+const (
+	// Not set.
+	ResolveKind_RESOLVE_KIND_UNSPECIFIED ResolveKind = 0
+	// Settle in full: the reserved amounts leave, the pending credits arrive.
+	ResolveKind_RESOLVE_KIND_POST ResolveKind = 1
+	// Release: the reservation ends, nothing moves.
+	ResolveKind_RESOLVE_KIND_VOID ResolveKind = 2
+)
+
+// Enum value maps for ResolveKind.
+var (
+	ResolveKind_name = map[int32]string{
+		0: "RESOLVE_KIND_UNSPECIFIED",
+		1: "RESOLVE_KIND_POST",
+		2: "RESOLVE_KIND_VOID",
+	}
+	ResolveKind_value = map[string]int32{
+		"RESOLVE_KIND_UNSPECIFIED": 0,
+		"RESOLVE_KIND_POST":        1,
+		"RESOLVE_KIND_VOID":        2,
+	}
+)
+
+func (x ResolveKind) Enum() *ResolveKind {
+	p := new(ResolveKind)
+	*p = x
+	return p
+}
+
+func (x ResolveKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ResolveKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_trading_v1_ledger_proto_enumTypes[3].Descriptor()
+}
+
+func (ResolveKind) Type() protoreflect.EnumType {
+	return &file_trading_v1_ledger_proto_enumTypes[3]
+}
+
+func (x ResolveKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ResolveKind.Descriptor instead.
+func (ResolveKind) EnumDescriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
+}
+
 // One balance movement: signed decimal deltas per balance kind.
 type ApplyMovementRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -377,6 +610,720 @@ func (x *SetPricesResponse) GetUpdated() int32 {
 	return 0
 }
 
+// One leg of an entry.
+type JournalLeg struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Owner of the account: the wallet's company (a venue settlement wallet's is VENUE-<venueId>);
+	// empty for a system account.
+	CompanyId string `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// A trading wallet id of company_id, a venue settlement wallet (<venueId>-ISW-<currency>), or
+	// a system account: clearing:<settlementTrackingId>, world:deposits, world:withdrawals.
+	Account string `protobuf:"bytes,2,opt,name=account,proto3" json:"account,omitempty"`
+	// Currency code, e.g. BTC.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Debit or credit.
+	Side LegSide `protobuf:"varint,4,opt,name=side,proto3,enum=trading.v1.LegSide" json:"side,omitempty"`
+	// Positive canonical decimal, no finer than the currency's base unit.
+	Amount        string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JournalLeg) Reset() {
+	*x = JournalLeg{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JournalLeg) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JournalLeg) ProtoMessage() {}
+
+func (x *JournalLeg) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JournalLeg.ProtoReflect.Descriptor instead.
+func (*JournalLeg) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *JournalLeg) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *JournalLeg) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *JournalLeg) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *JournalLeg) GetSide() LegSide {
+	if x != nil {
+		return x.Side
+	}
+	return LegSide_LEG_SIDE_UNSPECIFIED
+}
+
+func (x *JournalLeg) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+// Input of RecordEntry.
+type RecordEntryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Deterministic id: the same step of the same business object always has the same id.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// Transfer or hold.
+	Kind EntryKind `protobuf:"varint,2,opt,name=kind,proto3,enum=trading.v1.EntryKind" json:"kind,omitempty"`
+	// Two or more legs balancing per currency.
+	Legs []*JournalLeg `protobuf:"bytes,3,rep,name=legs,proto3" json:"legs,omitempty"`
+	// The business flow, e.g. settlement.payin.
+	Code string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	// The business object, e.g. a settlement tracking id or a transfer id.
+	BusinessKey string `protobuf:"bytes,5,opt,name=business_key,json=businessKey,proto3" json:"business_key,omitempty"`
+	// For a hold: when the sweeper releases it if nobody resolved it (RFC 3339); empty: never.
+	ExpiresAt     string `protobuf:"bytes,6,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEntryRequest) Reset() {
+	*x = RecordEntryRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEntryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEntryRequest) ProtoMessage() {}
+
+func (x *RecordEntryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEntryRequest.ProtoReflect.Descriptor instead.
+func (*RecordEntryRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RecordEntryRequest) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *RecordEntryRequest) GetKind() EntryKind {
+	if x != nil {
+		return x.Kind
+	}
+	return EntryKind_ENTRY_KIND_UNSPECIFIED
+}
+
+func (x *RecordEntryRequest) GetLegs() []*JournalLeg {
+	if x != nil {
+		return x.Legs
+	}
+	return nil
+}
+
+func (x *RecordEntryRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *RecordEntryRequest) GetBusinessKey() string {
+	if x != nil {
+		return x.BusinessKey
+	}
+	return ""
+}
+
+func (x *RecordEntryRequest) GetExpiresAt() string {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return ""
+}
+
+// Result of RecordEntry.
+type RecordEntryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// What happened.
+	Outcome EntryOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=trading.v1.EntryOutcome" json:"outcome,omitempty"`
+	// For INSUFFICIENT_FUNDS: the account and currency that lack the funds.
+	Account string `protobuf:"bytes,3,opt,name=account,proto3" json:"account,omitempty"`
+	// For INSUFFICIENT_FUNDS: the currency.
+	Currency      string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordEntryResponse) Reset() {
+	*x = RecordEntryResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordEntryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordEntryResponse) ProtoMessage() {}
+
+func (x *RecordEntryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordEntryResponse.ProtoReflect.Descriptor instead.
+func (*RecordEntryResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RecordEntryResponse) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *RecordEntryResponse) GetOutcome() EntryOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return EntryOutcome_ENTRY_OUTCOME_UNSPECIFIED
+}
+
+func (x *RecordEntryResponse) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *RecordEntryResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// Input of ResolveHold.
+type ResolveHoldRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Deterministic id of the resolving entry.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// The hold (its entry id).
+	HoldId string `protobuf:"bytes,2,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	// Post or void.
+	Kind ResolveKind `protobuf:"varint,3,opt,name=kind,proto3,enum=trading.v1.ResolveKind" json:"kind,omitempty"`
+	// The business flow, e.g. settlement.payout.
+	Code          string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveHoldRequest) Reset() {
+	*x = ResolveHoldRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveHoldRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveHoldRequest) ProtoMessage() {}
+
+func (x *ResolveHoldRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveHoldRequest.ProtoReflect.Descriptor instead.
+func (*ResolveHoldRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ResolveHoldRequest) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *ResolveHoldRequest) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+func (x *ResolveHoldRequest) GetKind() ResolveKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ResolveKind_RESOLVE_KIND_UNSPECIFIED
+}
+
+func (x *ResolveHoldRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+// Result of ResolveHold.
+type ResolveHoldResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The resolving entry.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// What happened.
+	Outcome       EntryOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=trading.v1.EntryOutcome" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolveHoldResponse) Reset() {
+	*x = ResolveHoldResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolveHoldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolveHoldResponse) ProtoMessage() {}
+
+func (x *ResolveHoldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolveHoldResponse.ProtoReflect.Descriptor instead.
+func (*ResolveHoldResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ResolveHoldResponse) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *ResolveHoldResponse) GetOutcome() EntryOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return EntryOutcome_ENTRY_OUTCOME_UNSPECIFIED
+}
+
+// Input of RecordDeposit.
+type RecordDepositRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Idempotency key of the deposit.
+	DepositId string `protobuf:"bytes,1,opt,name=deposit_id,json=depositId,proto3" json:"deposit_id,omitempty"`
+	// Owning company of the wallet.
+	CompanyId string `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// Trading wallet credited.
+	WalletId string `protobuf:"bytes,3,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// Currency code.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Positive canonical decimal.
+	Amount        string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordDepositRequest) Reset() {
+	*x = RecordDepositRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordDepositRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordDepositRequest) ProtoMessage() {}
+
+func (x *RecordDepositRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordDepositRequest.ProtoReflect.Descriptor instead.
+func (*RecordDepositRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RecordDepositRequest) GetDepositId() string {
+	if x != nil {
+		return x.DepositId
+	}
+	return ""
+}
+
+func (x *RecordDepositRequest) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *RecordDepositRequest) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *RecordDepositRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *RecordDepositRequest) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+// Result of RecordDeposit.
+type RecordDepositResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry that credited the wallet.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// APPLIED or REPLAYED.
+	Outcome       EntryOutcome `protobuf:"varint,2,opt,name=outcome,proto3,enum=trading.v1.EntryOutcome" json:"outcome,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordDepositResponse) Reset() {
+	*x = RecordDepositResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordDepositResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordDepositResponse) ProtoMessage() {}
+
+func (x *RecordDepositResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordDepositResponse.ProtoReflect.Descriptor instead.
+func (*RecordDepositResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RecordDepositResponse) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *RecordDepositResponse) GetOutcome() EntryOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return EntryOutcome_ENTRY_OUTCOME_UNSPECIFIED
+}
+
+// Input of Reconcile.
+type ReconcileRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileRequest) Reset() {
+	*x = ReconcileRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileRequest) ProtoMessage() {}
+
+func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
+func (*ReconcileRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{12}
+}
+
+// Result of Reconcile.
+type ReconcileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Accounts holders checked.
+	Holders int32 `protobuf:"varint,1,opt,name=holders,proto3" json:"holders,omitempty"`
+	// Postings folded.
+	Postings int32 `protobuf:"varint,2,opt,name=postings,proto3" json:"postings,omitempty"`
+	// Entries still being applied (counted as finished in the trial balance).
+	InFlight int32 `protobuf:"varint,3,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	// Every difference found; empty when the journal reconciles.
+	Violations []string `protobuf:"bytes,4,rep,name=violations,proto3" json:"violations,omitempty"`
+	// Per currency, the totals of all accounts.
+	Totals        []*CurrencyTotals `protobuf:"bytes,5,rep,name=totals,proto3" json:"totals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileResponse) Reset() {
+	*x = ReconcileResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileResponse) ProtoMessage() {}
+
+func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
+func (*ReconcileResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReconcileResponse) GetHolders() int32 {
+	if x != nil {
+		return x.Holders
+	}
+	return 0
+}
+
+func (x *ReconcileResponse) GetPostings() int32 {
+	if x != nil {
+		return x.Postings
+	}
+	return 0
+}
+
+func (x *ReconcileResponse) GetInFlight() int32 {
+	if x != nil {
+		return x.InFlight
+	}
+	return 0
+}
+
+func (x *ReconcileResponse) GetViolations() []string {
+	if x != nil {
+		return x.Violations
+	}
+	return nil
+}
+
+func (x *ReconcileResponse) GetTotals() []*CurrencyTotals {
+	if x != nil {
+		return x.Totals
+	}
+	return nil
+}
+
+// The four counters summed over every account of one currency.
+type CurrencyTotals struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Currency code.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Sum of debits pending.
+	DebitsPending string `protobuf:"bytes,2,opt,name=debits_pending,json=debitsPending,proto3" json:"debits_pending,omitempty"`
+	// Sum of debits posted.
+	DebitsPosted string `protobuf:"bytes,3,opt,name=debits_posted,json=debitsPosted,proto3" json:"debits_posted,omitempty"`
+	// Sum of credits pending.
+	CreditsPending string `protobuf:"bytes,4,opt,name=credits_pending,json=creditsPending,proto3" json:"credits_pending,omitempty"`
+	// Sum of credits posted.
+	CreditsPosted string `protobuf:"bytes,5,opt,name=credits_posted,json=creditsPosted,proto3" json:"credits_posted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CurrencyTotals) Reset() {
+	*x = CurrencyTotals{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CurrencyTotals) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CurrencyTotals) ProtoMessage() {}
+
+func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
+func (*CurrencyTotals) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CurrencyTotals) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetDebitsPending() string {
+	if x != nil {
+		return x.DebitsPending
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetDebitsPosted() string {
+	if x != nil {
+		return x.DebitsPosted
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetCreditsPending() string {
+	if x != nil {
+		return x.CreditsPending
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetCreditsPosted() string {
+	if x != nil {
+		return x.CreditsPosted
+	}
+	return ""
+}
+
 var File_trading_v1_ledger_proto protoreflect.FileDescriptor
 
 const file_trading_v1_ledger_proto_rawDesc = "" +
@@ -411,8 +1358,88 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x10\n" +
 	"\x03usd\x18\x02 \x01(\tR\x03usd\"-\n" +
 	"\x11SetPricesResponse\x12\x18\n" +
-	"\aupdated\x18\x01 \x01(\x05R\aupdated2\xb6\x01\n" +
-	"\x14TradingLedgerService\x12T\n" +
+	"\aupdated\x18\x01 \x01(\x05R\aupdated\"\xa2\x01\n" +
+	"\n" +
+	"JournalLeg\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x01 \x01(\tR\tcompanyId\x12\x18\n" +
+	"\aaccount\x18\x02 \x01(\tR\aaccount\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x12'\n" +
+	"\x04side\x18\x04 \x01(\x0e2\x13.trading.v1.LegSideR\x04side\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\tR\x06amount\"\xdc\x01\n" +
+	"\x12RecordEntryRequest\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12)\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x15.trading.v1.EntryKindR\x04kind\x12*\n" +
+	"\x04legs\x18\x03 \x03(\v2\x16.trading.v1.JournalLegR\x04legs\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12!\n" +
+	"\fbusiness_key\x18\x05 \x01(\tR\vbusinessKey\x12\x1d\n" +
+	"\n" +
+	"expires_at\x18\x06 \x01(\tR\texpiresAt\"\x9a\x01\n" +
+	"\x13RecordEntryResponse\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x122\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x18.trading.v1.EntryOutcomeR\aoutcome\x12\x18\n" +
+	"\aaccount\x18\x03 \x01(\tR\aaccount\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\"\x89\x01\n" +
+	"\x12ResolveHoldRequest\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x17\n" +
+	"\ahold_id\x18\x02 \x01(\tR\x06holdId\x12+\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x17.trading.v1.ResolveKindR\x04kind\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\"d\n" +
+	"\x13ResolveHoldResponse\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x122\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x18.trading.v1.EntryOutcomeR\aoutcome\"\xa5\x01\n" +
+	"\x14RecordDepositRequest\x12\x1d\n" +
+	"\n" +
+	"deposit_id\x18\x01 \x01(\tR\tdepositId\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x02 \x01(\tR\tcompanyId\x12\x1b\n" +
+	"\twallet_id\x18\x03 \x01(\tR\bwalletId\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\tR\x06amount\"f\n" +
+	"\x15RecordDepositResponse\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x122\n" +
+	"\aoutcome\x18\x02 \x01(\x0e2\x18.trading.v1.EntryOutcomeR\aoutcome\"\x12\n" +
+	"\x10ReconcileRequest\"\xba\x01\n" +
+	"\x11ReconcileResponse\x12\x18\n" +
+	"\aholders\x18\x01 \x01(\x05R\aholders\x12\x1a\n" +
+	"\bpostings\x18\x02 \x01(\x05R\bpostings\x12\x1b\n" +
+	"\tin_flight\x18\x03 \x01(\x05R\binFlight\x12\x1e\n" +
+	"\n" +
+	"violations\x18\x04 \x03(\tR\n" +
+	"violations\x122\n" +
+	"\x06totals\x18\x05 \x03(\v2\x1a.trading.v1.CurrencyTotalsR\x06totals\"\xc8\x01\n" +
+	"\x0eCurrencyTotals\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12%\n" +
+	"\x0edebits_pending\x18\x02 \x01(\tR\rdebitsPending\x12#\n" +
+	"\rdebits_posted\x18\x03 \x01(\tR\fdebitsPosted\x12'\n" +
+	"\x0fcredits_pending\x18\x04 \x01(\tR\x0ecreditsPending\x12%\n" +
+	"\x0ecredits_posted\x18\x05 \x01(\tR\rcreditsPosted*U\n" +
+	"\tEntryKind\x12\x1a\n" +
+	"\x16ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13ENTRY_KIND_TRANSFER\x10\x01\x12\x13\n" +
+	"\x0fENTRY_KIND_HOLD\x10\x02*L\n" +
+	"\aLegSide\x12\x18\n" +
+	"\x14LEG_SIDE_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eLEG_SIDE_DEBIT\x10\x01\x12\x13\n" +
+	"\x0fLEG_SIDE_CREDIT\x10\x02*\x9a\x02\n" +
+	"\fEntryOutcome\x12\x1d\n" +
+	"\x19ENTRY_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15ENTRY_OUTCOME_APPLIED\x10\x01\x12\x1a\n" +
+	"\x16ENTRY_OUTCOME_REPLAYED\x10\x02\x12$\n" +
+	" ENTRY_OUTCOME_INSUFFICIENT_FUNDS\x10\x03\x12%\n" +
+	"!ENTRY_OUTCOME_HOLD_ALREADY_POSTED\x10\x04\x12%\n" +
+	"!ENTRY_OUTCOME_HOLD_ALREADY_VOIDED\x10\x05\x12\x1e\n" +
+	"\x1aENTRY_OUTCOME_HOLD_EXPIRED\x10\x06\x12 \n" +
+	"\x1cENTRY_OUTCOME_HOLD_NOT_FOUND\x10\a*Y\n" +
+	"\vResolveKind\x12\x1c\n" +
+	"\x18RESOLVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11RESOLVE_KIND_POST\x10\x01\x12\x15\n" +
+	"\x11RESOLVE_KIND_VOID\x10\x022\xf6\x03\n" +
+	"\x14TradingLedgerService\x12N\n" +
+	"\vRecordEntry\x12\x1e.trading.v1.RecordEntryRequest\x1a\x1f.trading.v1.RecordEntryResponse\x12N\n" +
+	"\vResolveHold\x12\x1e.trading.v1.ResolveHoldRequest\x1a\x1f.trading.v1.ResolveHoldResponse\x12T\n" +
+	"\rRecordDeposit\x12 .trading.v1.RecordDepositRequest\x1a!.trading.v1.RecordDepositResponse\x12H\n" +
+	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12T\n" +
 	"\rApplyMovement\x12 .trading.v1.ApplyMovementRequest\x1a!.trading.v1.ApplyMovementResponse\x12H\n" +
 	"\tSetPrices\x12\x1c.trading.v1.SetPricesRequest\x1a\x1d.trading.v1.SetPricesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
@@ -428,25 +1455,56 @@ func file_trading_v1_ledger_proto_rawDescGZIP() []byte {
 	return file_trading_v1_ledger_proto_rawDescData
 }
 
-var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_trading_v1_ledger_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_trading_v1_ledger_proto_goTypes = []any{
-	(*ApplyMovementRequest)(nil),  // 0: trading.v1.ApplyMovementRequest
-	(*ApplyMovementResponse)(nil), // 1: trading.v1.ApplyMovementResponse
-	(*SetPricesRequest)(nil),      // 2: trading.v1.SetPricesRequest
-	(*Price)(nil),                 // 3: trading.v1.Price
-	(*SetPricesResponse)(nil),     // 4: trading.v1.SetPricesResponse
+	(EntryKind)(0),                // 0: trading.v1.EntryKind
+	(LegSide)(0),                  // 1: trading.v1.LegSide
+	(EntryOutcome)(0),             // 2: trading.v1.EntryOutcome
+	(ResolveKind)(0),              // 3: trading.v1.ResolveKind
+	(*ApplyMovementRequest)(nil),  // 4: trading.v1.ApplyMovementRequest
+	(*ApplyMovementResponse)(nil), // 5: trading.v1.ApplyMovementResponse
+	(*SetPricesRequest)(nil),      // 6: trading.v1.SetPricesRequest
+	(*Price)(nil),                 // 7: trading.v1.Price
+	(*SetPricesResponse)(nil),     // 8: trading.v1.SetPricesResponse
+	(*JournalLeg)(nil),            // 9: trading.v1.JournalLeg
+	(*RecordEntryRequest)(nil),    // 10: trading.v1.RecordEntryRequest
+	(*RecordEntryResponse)(nil),   // 11: trading.v1.RecordEntryResponse
+	(*ResolveHoldRequest)(nil),    // 12: trading.v1.ResolveHoldRequest
+	(*ResolveHoldResponse)(nil),   // 13: trading.v1.ResolveHoldResponse
+	(*RecordDepositRequest)(nil),  // 14: trading.v1.RecordDepositRequest
+	(*RecordDepositResponse)(nil), // 15: trading.v1.RecordDepositResponse
+	(*ReconcileRequest)(nil),      // 16: trading.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),     // 17: trading.v1.ReconcileResponse
+	(*CurrencyTotals)(nil),        // 18: trading.v1.CurrencyTotals
 }
 var file_trading_v1_ledger_proto_depIdxs = []int32{
-	3, // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
-	0, // 1: trading.v1.TradingLedgerService.ApplyMovement:input_type -> trading.v1.ApplyMovementRequest
-	2, // 2: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
-	1, // 3: trading.v1.TradingLedgerService.ApplyMovement:output_type -> trading.v1.ApplyMovementResponse
-	4, // 4: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	7,  // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
+	1,  // 1: trading.v1.JournalLeg.side:type_name -> trading.v1.LegSide
+	0,  // 2: trading.v1.RecordEntryRequest.kind:type_name -> trading.v1.EntryKind
+	9,  // 3: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
+	2,  // 4: trading.v1.RecordEntryResponse.outcome:type_name -> trading.v1.EntryOutcome
+	3,  // 5: trading.v1.ResolveHoldRequest.kind:type_name -> trading.v1.ResolveKind
+	2,  // 6: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
+	2,  // 7: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
+	18, // 8: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
+	10, // 9: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
+	12, // 10: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
+	14, // 11: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
+	16, // 12: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
+	4,  // 13: trading.v1.TradingLedgerService.ApplyMovement:input_type -> trading.v1.ApplyMovementRequest
+	6,  // 14: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
+	11, // 15: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
+	13, // 16: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
+	15, // 17: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
+	17, // 18: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
+	5,  // 19: trading.v1.TradingLedgerService.ApplyMovement:output_type -> trading.v1.ApplyMovementResponse
+	8,  // 20: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_ledger_proto_init() }
@@ -459,13 +1517,14 @@ func file_trading_v1_ledger_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_ledger_proto_rawDesc), len(file_trading_v1_ledger_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   5,
+			NumEnums:      4,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_trading_v1_ledger_proto_goTypes,
 		DependencyIndexes: file_trading_v1_ledger_proto_depIdxs,
+		EnumInfos:         file_trading_v1_ledger_proto_enumTypes,
 		MessageInfos:      file_trading_v1_ledger_proto_msgTypes,
 	}.Build()
 	File_trading_v1_ledger_proto = out.File

@@ -19,6 +19,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	TradingLedgerService_RecordEntry_FullMethodName   = "/trading.v1.TradingLedgerService/RecordEntry"
+	TradingLedgerService_ResolveHold_FullMethodName   = "/trading.v1.TradingLedgerService/ResolveHold"
+	TradingLedgerService_RecordDeposit_FullMethodName = "/trading.v1.TradingLedgerService/RecordDeposit"
+	TradingLedgerService_Reconcile_FullMethodName     = "/trading.v1.TradingLedgerService/Reconcile"
 	TradingLedgerService_ApplyMovement_FullMethodName = "/trading.v1.TradingLedgerService/ApplyMovement"
 	TradingLedgerService_SetPrices_FullMethodName     = "/trading.v1.TradingLedgerService/SetPrices"
 )
@@ -27,9 +31,25 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// TradingLedgerService is trading's internal API (no REST path): balance movements on trading
-// wallets for settlements and withdrawals, and the price table behind fiat values.
+// TradingLedgerService is trading's internal API (no REST path): trading's double-entry journal
+// (entries and holds on trading wallets, venue settlement wallets and system accounts, for
+// settlements and withdrawals), deposits, reconciliation, and the price table behind fiat
+// values.
 type TradingLedgerServiceClient interface {
+	// Records and applies one journal entry (a transfer or a hold) at most once per entry_id.
+	// Its legs balance per currency. A constrained account (a wallet, a clearing account) never
+	// falls below zero available: such an entry is answered with outcome INSUFFICIENT_FUNDS and
+	// changes nothing. The same entry_id with other fields is refused (AlreadyExists, naming
+	// the field).
+	RecordEntry(ctx context.Context, in *RecordEntryRequest, opts ...grpc.CallOption) (*RecordEntryResponse, error)
+	// Settles (POST) or releases (VOID) a hold in full, at most once: of racing resolutions
+	// one wins, the others are answered with the winner's outcome.
+	ResolveHold(ctx context.Context, in *ResolveHoldRequest, opts ...grpc.CallOption) (*ResolveHoldResponse, error)
+	// Credits a trading wallet with a deposit seen on its venue or chain (the operator's or the
+	// settlement engine's), at most once per deposit_id.
+	RecordDeposit(ctx context.Context, in *RecordDepositRequest, opts ...grpc.CallOption) (*RecordDepositResponse, error)
+	// Recomputes every balance of trading's journal and reports any difference.
+	Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error)
 	// Applies one balance movement to one wallet, atomically and at most once per movement_id.
 	// A movement that would make any balance negative is refused (FailedPrecondition) and
 	// changes nothing.
@@ -44,6 +64,46 @@ type tradingLedgerServiceClient struct {
 
 func NewTradingLedgerServiceClient(cc grpc.ClientConnInterface) TradingLedgerServiceClient {
 	return &tradingLedgerServiceClient{cc}
+}
+
+func (c *tradingLedgerServiceClient) RecordEntry(ctx context.Context, in *RecordEntryRequest, opts ...grpc.CallOption) (*RecordEntryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecordEntryResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_RecordEntry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tradingLedgerServiceClient) ResolveHold(ctx context.Context, in *ResolveHoldRequest, opts ...grpc.CallOption) (*ResolveHoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResolveHoldResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_ResolveHold_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tradingLedgerServiceClient) RecordDeposit(ctx context.Context, in *RecordDepositRequest, opts ...grpc.CallOption) (*RecordDepositResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecordDepositResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_RecordDeposit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tradingLedgerServiceClient) Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReconcileResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_Reconcile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *tradingLedgerServiceClient) ApplyMovement(ctx context.Context, in *ApplyMovementRequest, opts ...grpc.CallOption) (*ApplyMovementResponse, error) {
@@ -70,9 +130,25 @@ func (c *tradingLedgerServiceClient) SetPrices(ctx context.Context, in *SetPrice
 // All implementations must embed UnimplementedTradingLedgerServiceServer
 // for forward compatibility.
 //
-// TradingLedgerService is trading's internal API (no REST path): balance movements on trading
-// wallets for settlements and withdrawals, and the price table behind fiat values.
+// TradingLedgerService is trading's internal API (no REST path): trading's double-entry journal
+// (entries and holds on trading wallets, venue settlement wallets and system accounts, for
+// settlements and withdrawals), deposits, reconciliation, and the price table behind fiat
+// values.
 type TradingLedgerServiceServer interface {
+	// Records and applies one journal entry (a transfer or a hold) at most once per entry_id.
+	// Its legs balance per currency. A constrained account (a wallet, a clearing account) never
+	// falls below zero available: such an entry is answered with outcome INSUFFICIENT_FUNDS and
+	// changes nothing. The same entry_id with other fields is refused (AlreadyExists, naming
+	// the field).
+	RecordEntry(context.Context, *RecordEntryRequest) (*RecordEntryResponse, error)
+	// Settles (POST) or releases (VOID) a hold in full, at most once: of racing resolutions
+	// one wins, the others are answered with the winner's outcome.
+	ResolveHold(context.Context, *ResolveHoldRequest) (*ResolveHoldResponse, error)
+	// Credits a trading wallet with a deposit seen on its venue or chain (the operator's or the
+	// settlement engine's), at most once per deposit_id.
+	RecordDeposit(context.Context, *RecordDepositRequest) (*RecordDepositResponse, error)
+	// Recomputes every balance of trading's journal and reports any difference.
+	Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error)
 	// Applies one balance movement to one wallet, atomically and at most once per movement_id.
 	// A movement that would make any balance negative is refused (FailedPrecondition) and
 	// changes nothing.
@@ -89,6 +165,18 @@ type TradingLedgerServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedTradingLedgerServiceServer struct{}
 
+func (UnimplementedTradingLedgerServiceServer) RecordEntry(context.Context, *RecordEntryRequest) (*RecordEntryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordEntry not implemented")
+}
+func (UnimplementedTradingLedgerServiceServer) ResolveHold(context.Context, *ResolveHoldRequest) (*ResolveHoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResolveHold not implemented")
+}
+func (UnimplementedTradingLedgerServiceServer) RecordDeposit(context.Context, *RecordDepositRequest) (*RecordDepositResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordDeposit not implemented")
+}
+func (UnimplementedTradingLedgerServiceServer) Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Reconcile not implemented")
+}
 func (UnimplementedTradingLedgerServiceServer) ApplyMovement(context.Context, *ApplyMovementRequest) (*ApplyMovementResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ApplyMovement not implemented")
 }
@@ -114,6 +202,78 @@ func RegisterTradingLedgerServiceServer(s grpc.ServiceRegistrar, srv TradingLedg
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&TradingLedgerService_ServiceDesc, srv)
+}
+
+func _TradingLedgerService_RecordEntry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordEntryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).RecordEntry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_RecordEntry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).RecordEntry(ctx, req.(*RecordEntryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TradingLedgerService_ResolveHold_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResolveHoldRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).ResolveHold(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_ResolveHold_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).ResolveHold(ctx, req.(*ResolveHoldRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TradingLedgerService_RecordDeposit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordDepositRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).RecordDeposit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_RecordDeposit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).RecordDeposit(ctx, req.(*RecordDepositRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TradingLedgerService_Reconcile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReconcileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).Reconcile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_Reconcile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).Reconcile(ctx, req.(*ReconcileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _TradingLedgerService_ApplyMovement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -159,6 +319,22 @@ var TradingLedgerService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "trading.v1.TradingLedgerService",
 	HandlerType: (*TradingLedgerServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "RecordEntry",
+			Handler:    _TradingLedgerService_RecordEntry_Handler,
+		},
+		{
+			MethodName: "ResolveHold",
+			Handler:    _TradingLedgerService_ResolveHold_Handler,
+		},
+		{
+			MethodName: "RecordDeposit",
+			Handler:    _TradingLedgerService_RecordDeposit_Handler,
+		},
+		{
+			MethodName: "Reconcile",
+			Handler:    _TradingLedgerService_Reconcile_Handler,
+		},
 		{
 			MethodName: "ApplyMovement",
 			Handler:    _TradingLedgerService_ApplyMovement_Handler,

@@ -3,7 +3,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -23,6 +26,11 @@ type Config struct {
 	config.Common
 	// OperatorKeyFile is the operator's Ed25519 key that signs generated addresses.
 	OperatorKeyFile string `env:"OPERATOR_PRIVATE_KEY_FILE, required"`
+	// RecoveryInterval is how often the journal's recovery pass runs (entries cut short,
+	// open resolutions, expired holds); RecoveryGrace how long an entry is left to the call
+	// that recorded it.
+	RecoveryInterval time.Duration `env:"JOURNAL_RECOVERY_INTERVAL, default=10s"`
+	RecoveryGrace    time.Duration `env:"JOURNAL_RECOVERY_GRACE, default=30s"`
 }
 
 // Run starts the trading service and serves until ctx ends.
@@ -42,8 +50,30 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
 	}
+	if cfg.RecoveryInterval <= 0 || cfg.RecoveryGrace <= 0 {
+		return fmt.Errorf("JOURNAL_RECOVERY_INTERVAL and JOURNAL_RECOVERY_GRACE must be positive")
+	}
 	tradingv1.RegisterTradingServiceServer(deps.Server.GRPC, server.New(st))
 	tradingv1.RegisterTradingLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB), operatorKey))
+	// The recovery pass stops with the server, also when the server ends on an error.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stopSweep()
+	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, recoverJournal(st, cfg.RecoveryGrace, logger)) })
 	return deps.Run(ctx)
+}
+
+// recoverJournal runs one recovery pass of trading's journal and logs what it did.
+func recoverJournal(st *store.Store, grace time.Duration, logger *slog.Logger) func(context.Context) {
+	return func(ctx context.Context) {
+		r, err := st.Journal().Recover(ctx, time.Now().Add(-grace))
+		if err != nil && ctx.Err() == nil {
+			logger.WarnContext(ctx, "journal recovery", "error", err.Error())
+		}
+		if r.Applied+r.Rejected+r.Resolved+r.Expired > 0 {
+			logger.InfoContext(ctx, "journal recovered", "applied", r.Applied, "rejected", r.Rejected, "resolved", r.Resolved, "expired", r.Expired)
+		}
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/testdb"
@@ -94,4 +96,27 @@ func (f fixture) create(t *testing.T, requestID, name, currency string) string {
 		t.Fatal(err)
 	}
 	return v.GetEntityIds()[0]
+}
+
+// fund deposits amount into the company's wallet through the journal.
+func (f fixture) fund(t *testing.T, walletID, currency, amount string) {
+	t.Helper()
+	a, err := amountOf(amount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.Deposit(context.Background(), "fund-"+walletID+"-"+currency+"-"+amount, company, walletID, currency, a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func amountOf(s string) (amount.Amount, error) { return amount.FromStored(s) }
+
+// journal records e on trading's journal (no wallet ownership checked: the test names its
+// own wallets).
+func (f fixture) journal(t *testing.T, e journal.Entry) {
+	t.Helper()
+	if _, err := f.store.RecordEntry(context.Background(), e, nil); err != nil {
+		t.Fatal(err)
+	}
 }

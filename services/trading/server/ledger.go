@@ -6,12 +6,16 @@ import (
 
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
+	"github.com/zcustody/suite/services/trading/store"
 )
 
 // Internal systems allowed on the ledger API: interchange moves funds for settlements and
-// withdrawals; the settlement engine (with the operator's tools) refreshes prices.
+// withdrawals; the settlement engine (with the operator's tools) records deposits, refreshes
+// prices and reconciles.
 const (
 	MovementSystem = "interchange"
 	PriceSystem    = "settlement-engine"
@@ -19,11 +23,14 @@ const (
 
 // LedgerStore is what the ledger API needs from the store.
 type LedgerStore interface {
-	ApplyMovement(ctx context.Context, m trading.Movement) (trading.MovementResult, error)
+	RecordEntry(ctx context.Context, e journal.Entry, wallets []store.WalletRef) (journal.Result, error)
+	ResolveHold(ctx context.Context, id, holdID string, kind journal.Kind, code string) (journal.Result, error)
+	Deposit(ctx context.Context, id, companyID, walletID, currency string, a amount.Amount) (journal.Result, error)
+	Journal() *journal.Journal
 	PutPrice(ctx context.Context, p trading.Price) error
 }
 
-// Ledger implements tradingv1.TradingLedgerServiceServer: balance movements and prices.
+// Ledger implements tradingv1.TradingLedgerServiceServer: the journal and prices.
 type Ledger struct {
 	tradingv1.UnimplementedTradingLedgerServiceServer
 	store LedgerStore
@@ -43,26 +50,6 @@ func requireSystem(ctx context.Context, name string) error {
 		return apperr.Forbidden("this operation is reserved to the %s system", name)
 	}
 	return nil
-}
-
-// ApplyMovement applies one balance movement at most once (see store.ApplyMovement).
-func (l *Ledger) ApplyMovement(ctx context.Context, req *tradingv1.ApplyMovementRequest) (*tradingv1.ApplyMovementResponse, error) {
-	if err := requireSystem(ctx, MovementSystem); err != nil {
-		return nil, err
-	}
-	m, err := trading.ParseMovement(trading.MovementInput{ID: req.GetMovementId(), CompanyID: req.GetCompanyId(),
-		WalletID: req.GetWalletId(), Currency: req.GetCurrency(), Available: req.GetAvailableDelta(), Ledger: req.GetLedgerDelta(),
-		PendingOut: req.GetPendingOutDelta(), PendingIn: req.GetPendingInDelta(), Reason: req.GetReason()})
-	if err != nil {
-		return nil, err
-	}
-	res, err := l.store.ApplyMovement(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	b := res.Balance
-	return &tradingv1.ApplyMovementResponse{MovementId: m.ID, Applied: res.Applied, Available: b.Available, Ledger: b.Ledger,
-		PendingOut: b.PendingOut, PendingIn: b.PendingIn}, nil
 }
 
 // SetPrices replaces the USD prices of the given currencies, after validating all of them:

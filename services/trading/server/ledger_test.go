@@ -22,14 +22,15 @@ func TestLedgerCallers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ledger := server.NewLedger(f.store)
-	move := &tradingv1.ApplyMovementRequest{MovementId: "M1", CompanyId: "VENUE-BYBIT", WalletId: "BYBIT-ISW-BTC", Currency: "BTC",
-		AvailableDelta: "1", LedgerDelta: "1"}
+	entry := &tradingv1.RecordEntryRequest{EntryId: "E1", Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER, Legs: []*tradingv1.JournalLeg{
+		{Account: "world:deposits", Currency: "BTC", Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: "1"},
+		{CompanyId: "VENUE-BYBIT", Account: "BYBIT-ISW-BTC", Currency: "BTC", Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: "1"}}}
 	prices := &tradingv1.SetPricesRequest{Prices: []*tradingv1.Price{{Currency: "EURC", Usd: "1.08"}}}
 	company := principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: "ZTEST", Issuer: "gateway"})
 	tests := []struct {
 		name      string
 		ctx       context.Context
-		wantMove  codes.Code
+		wantEntry codes.Code
 		wantPrice codes.Code
 	}{
 		{"interchange", system("interchange", "interchange"), codes.OK, codes.PermissionDenied},
@@ -39,34 +40,109 @@ func TestLedgerCallers(t *testing.T) {
 		{"nobody", context.Background(), codes.PermissionDenied, codes.PermissionDenied},
 	}
 	for _, tt := range tests {
-		if _, err := ledger.ApplyMovement(tt.ctx, move); status.Code(err) != tt.wantMove {
-			t.Errorf("%s: ApplyMovement = %v, want %s", tt.name, err, tt.wantMove)
+		if _, err := ledger.RecordEntry(tt.ctx, entry); status.Code(err) != tt.wantEntry {
+			t.Errorf("%s: RecordEntry = %v, want %s", tt.name, err, tt.wantEntry)
+		}
+		if _, err := ledger.ResolveHold(tt.ctx, &tradingv1.ResolveHoldRequest{EntryId: "R", HoldId: "H", Kind: tradingv1.ResolveKind_RESOLVE_KIND_VOID}); status.Code(err) != tt.wantEntry {
+			t.Errorf("%s: ResolveHold = %v, want %s", tt.name, err, tt.wantEntry)
 		}
 		if _, err := ledger.SetPrices(tt.ctx, prices); status.Code(err) != tt.wantPrice {
 			t.Errorf("%s: SetPrices = %v, want %s", tt.name, err, tt.wantPrice)
 		}
+		if _, err := ledger.Reconcile(tt.ctx, &tradingv1.ReconcileRequest{}); status.Code(err) != tt.wantPrice {
+			t.Errorf("%s: Reconcile = %v, want %s", tt.name, err, tt.wantPrice)
+		}
 	}
 }
 
-func TestApplyMovementAnswersTheBalance(t *testing.T) {
+func leg(companyID, account, currency string, side tradingv1.LegSide, amount string) *tradingv1.JournalLeg {
+	return &tradingv1.JournalLeg{CompanyId: companyID, Account: account, Currency: currency, Side: side, Amount: amount}
+}
+
+const (
+	debit  = tradingv1.LegSide_LEG_SIDE_DEBIT
+	credit = tradingv1.LegSide_LEG_SIDE_CREDIT
+)
+
+// TestJournalThroughTheLedgerAPI: a deposit, a hold that pays into a clearing account, its
+// post, and the refusals and replays the settlement side relies on; the wallet's balances
+// on endpoint 2 follow, and trading's journal reconciles.
+func TestJournalThroughTheLedgerAPI(t *testing.T) {
 	t.Parallel()
-	ledger := server.NewLedger(newFixture(t).store)
-	ctx := system("interchange", "interchange")
-	req := &tradingv1.ApplyMovementRequest{MovementId: "S1:PAY_OUT:net-BTC:credit", CompanyId: "VENUE-DERIBIT", WalletId: "DERIBIT-ISW-BTC",
-		Currency: "BTC", AvailableDelta: "0.5", LedgerDelta: "0.5", Reason: "settlement S1"}
-	for _, wantApplied := range []bool{true, false} {
-		got, err := ledger.ApplyMovement(ctx, req)
+	f := newFixture(t)
+	ledger := server.NewLedger(f.store)
+	w := f.create(t, "R-W1", "Payer", "BTC")
+	other := f.create(t, "R-W2", "Payer 2", "BTC")
+	engine, ix := system("settlement-engine", "settlement-engine"), system("interchange", "interchange")
+	dep := &tradingv1.RecordDepositRequest{DepositId: "D1", CompanyId: company, WalletId: w, Currency: "BTC", Amount: "5"}
+	for _, want := range []tradingv1.EntryOutcome{tradingv1.EntryOutcome_ENTRY_OUTCOME_APPLIED, tradingv1.EntryOutcome_ENTRY_OUTCOME_REPLAYED} {
+		if got, err := ledger.RecordDeposit(engine, dep); err != nil || got.GetOutcome() != want {
+			t.Fatalf("RecordDeposit = %v, %v; want %s", got, err, want)
+		}
+	}
+	hold := func(id, amount string) *tradingv1.RecordEntryRequest {
+		return &tradingv1.RecordEntryRequest{EntryId: id, Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD, Code: "settlement.payin", BusinessKey: "S1",
+			Legs: []*tradingv1.JournalLeg{leg(company, w, "BTC", debit, amount), leg("", "clearing:S1", "BTC", credit, amount)}}
+	}
+	steps := []struct {
+		name        string
+		give        *tradingv1.RecordEntryRequest
+		wantOutcome tradingv1.EntryOutcome
+		wantCode    codes.Code
+		wantField   string
+	}{
+		{"hold", hold("S1:payin", "2"), tradingv1.EntryOutcome_ENTRY_OUTCOME_APPLIED, codes.OK, ""},
+		{"hold again", hold("S1:payin", "2"), tradingv1.EntryOutcome_ENTRY_OUTCOME_REPLAYED, codes.OK, ""},
+		{"same id, other amount", hold("S1:payin", "2.5"), 0, codes.AlreadyExists, "legs[0].amount"},
+		{"beyond available", hold("S2:payin", "3.00000001"), tradingv1.EntryOutcome_ENTRY_OUTCOME_INSUFFICIENT_FUNDS, codes.OK, ""},
+		{"finer than a satoshi", hold("S3:payin", "0.000000001"), 0, codes.InvalidArgument, "legs[0].amount"},
+		{"another company's wallet", &tradingv1.RecordEntryRequest{EntryId: "X1", Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
+			Legs: []*tradingv1.JournalLeg{leg("ZACME", other, "BTC", debit, "1"), leg("", "world:withdrawals", "BTC", credit, "1")}}, 0, codes.NotFound, "legs[0].account"},
+		{"an unknown system account", &tradingv1.RecordEntryRequest{EntryId: "X2", Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
+			Legs: []*tradingv1.JournalLeg{leg("", "world:anything", "BTC", debit, "1"), leg(company, w, "BTC", credit, "1")}}, 0, codes.InvalidArgument, "legs[0].companyId"},
+		{"unbalanced", &tradingv1.RecordEntryRequest{EntryId: "X3", Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
+			Legs: []*tradingv1.JournalLeg{leg(company, w, "BTC", debit, "1"), leg("", "world:withdrawals", "BTC", credit, "0.9")}}, 0, codes.InvalidArgument, "legs"},
+	}
+	for _, s := range steps {
+		got, err := ledger.RecordEntry(ix, s.give)
+		if status.Code(err) != s.wantCode || got.GetOutcome() != s.wantOutcome || fieldOf(err) != s.wantField {
+			t.Errorf("%s: %v, %v; want outcome %s, code %s, field %q", s.name, got, err, s.wantOutcome, s.wantCode, s.wantField)
+		}
+	}
+	resolve := func(id string, kind tradingv1.ResolveKind) tradingv1.EntryOutcome {
+		got, err := ledger.ResolveHold(ix, &tradingv1.ResolveHoldRequest{EntryId: id, HoldId: "S1:payin", Kind: kind, Code: "settlement.payout"})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("ResolveHold(%s) = %v", id, err)
 		}
-		if got.GetApplied() != wantApplied || got.GetAvailable() != "0.5" || got.GetLedger() != "0.5" || got.GetPendingOut() != "0" {
-			t.Errorf("ApplyMovement = %v, want applied %v and 0.5 available", got, wantApplied)
+		return got.GetOutcome()
+	}
+	if got := resolve("S1:payin:post", tradingv1.ResolveKind_RESOLVE_KIND_POST); got != tradingv1.EntryOutcome_ENTRY_OUTCOME_APPLIED {
+		t.Errorf("post = %s", got)
+	}
+	if got := resolve("S1:payin:void", tradingv1.ResolveKind_RESOLVE_KIND_VOID); got != tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED {
+		t.Errorf("void after the post = %s, want HOLD_ALREADY_POSTED", got)
+	}
+	resp, err := f.server.SearchWallets(user(company), &tradingv1.SearchWalletsRequest{Ids: []string{w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := resp.GetItems()[0].GetBalances()[0]
+	if b.GetAvailableBalance().GetAmount() != "3" || b.GetLedgerBalance().GetAmount() != "3" || b.GetPendingOutBalance().GetAmount() != "0" {
+		t.Errorf("wallet after the deposit of 5 and the posted hold of 2 = %v, want 3 available and ledger", b)
+	}
+	rec, err := ledger.Reconcile(engine, &tradingv1.ReconcileRequest{})
+	if err != nil || len(rec.GetViolations()) != 0 || rec.GetPostings() < 4 {
+		t.Errorf("Reconcile = %v, %v; want no violation", rec, err)
+	}
+}
+
+func fieldOf(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(interface{ GetMetadata() map[string]string }); ok {
+			return info.GetMetadata()["field"]
 		}
 	}
-	req.MovementId, req.AvailableDelta = "S1:bad", "0.5e1"
-	if _, err := ledger.ApplyMovement(ctx, req); status.Code(err) != codes.InvalidArgument {
-		t.Errorf("ApplyMovement(exponent) = %v, want InvalidArgument", err)
-	}
+	return ""
 }
 
 // TestSetPricesValuesWallets: a refreshed price shows in the fiat values of endpoint 2 at
@@ -76,11 +152,11 @@ func TestSetPricesValuesWallets(t *testing.T) {
 	f := newFixture(t)
 	ledger := server.NewLedger(f.store)
 	w := trading.Wallet{ID: "ZTEST-TW-EURC000001", VenueID: "BYBIT", Name: "EURC", Status: trading.StatusActive, CompanyID: company,
-		Currency: "EURC", Balances: []trading.Balance{{Currency: "EURC", Available: "10", Ledger: "10", PendingOut: "0", PendingIn: "0", FeeBuffer: "0"}},
-		CustomProperties: `{}`}
+		Currency: "EURC", CustomProperties: `{}`}
 	if err := f.store.PutWallet(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
+	f.fund(t, w.ID, "EURC", "10")
 	fiat := func() string {
 		resp, err := f.server.SearchWallets(user(company), &tradingv1.SearchWalletsRequest{Ids: []string{w.ID}})
 		if err != nil {

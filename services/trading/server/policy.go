@@ -10,13 +10,16 @@ import (
 // Policy is who may call each of trading's gRPC methods (authz): the wallet search by any
 // caller of a company (endpoint 2 sends submitter-id; interchange checks settlement wallets
 // with the company-level caller's own forwarded principal), the vault-address search
-// (endpoint 7) by a company's API users, balance
-// movements by interchange, prices by the settlement engine, the plugin API by the service desk.
+// (endpoint 7) by a company's API users, journal
+// entries and holds by interchange, deposits, reconciliation and prices by the settlement engine, the plugin API by the service desk.
 func Policy() authz.Policy {
 	return authz.Policy{
 		tradingv1.TradingService_SearchWallets_FullMethodName:       authz.Anyone,
 		tradingv1.TradingService_ListVaultAddresses_FullMethodName:  authz.Users,
-		tradingv1.TradingLedgerService_ApplyMovement_FullMethodName: authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:   authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:   authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_RecordDeposit_FullMethodName: authz.System(PriceSystem),
+		tradingv1.TradingLedgerService_Reconcile_FullMethodName:     authz.System(PriceSystem),
 		tradingv1.TradingLedgerService_SetPrices_FullMethodName:     authz.System(PriceSystem),
 		pluginv1.PluginService_Validate_FullMethodName:              authz.System(plugin.ServicedeskSystem),
 		pluginv1.PluginService_Execute_FullMethodName:               authz.System(plugin.ServicedeskSystem),

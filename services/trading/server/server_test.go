@@ -17,7 +17,9 @@ import (
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/genaddr"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -90,11 +92,18 @@ func TestSearchWalletsAnswersTheContractShape(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 15, 30, 123000000, time.UTC)
 	w := trading.Wallet{ID: "ZTEST-TW-DEMO000001", VenueID: "BYBIT", Name: "Demo", Status: trading.StatusActive, CompanyID: company,
 		Currency: "BTC", CustomProperties: `{"accountUuid":"a","n":1.5,"tags":["x"]}`, CreatedBy: maker, CreatedAt: at, UpdatedAt: at,
-		Version: 1, RequestID: "DEMO", Balances: []trading.Balance{{Currency: "BTC", Available: "1.23456789", Ledger: "1.5",
-			PendingOut: "0", PendingIn: "0.1", FeeBuffer: "0.0001", SubClients: map[string]string{"desk-1": "0.5"}}}}
+		Version: 1, RequestID: "DEMO"}
 	if _, err := f.store.InsertWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
+	// 1.5 settled, 0.26543211 of it held for a withdrawal, 0.1 arriving.
+	f.fund(t, w.ID, "BTC", "1.5")
+	f.journal(t, journal.Entry{ID: "hold", Kind: journal.Pending, Legs: []journal.Leg{
+		{Holder: w.ID, Currency: "BTC", Side: journal.Debit, Amount: amount.MustStored("0.26543211")},
+		{Holder: trading.WorldWithdrawals, Currency: "BTC", Side: journal.Credit, Amount: amount.MustStored("0.26543211")}}})
+	f.journal(t, journal.Entry{ID: "arriving", Kind: journal.Pending, Legs: []journal.Leg{
+		{Holder: trading.WorldDeposits, Currency: "BTC", Side: journal.Debit, Amount: amount.MustStored("0.1")},
+		{Holder: w.ID, Currency: "BTC", Side: journal.Credit, Amount: amount.MustStored("0.1")}}})
 	resp, err := f.server.SearchWallets(user(company), &tradingv1.SearchWalletsRequest{Ids: []string{w.ID}})
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +112,13 @@ func TestSearchWalletsAnswersTheContractShape(t *testing.T) {
 		return &commonv1.Amount{Amount: amount, AmountUnit: "BTC", FiatValue: fiat, FiatCurrency: "USD", UsdValue: fiat}
 	}
 	props, _ := structpb.NewStruct(map[string]any{"accountUuid": "a", "n": 1.5, "tags": []any{"x"}})
-	sub, _ := structpb.NewStruct(map[string]any{"desk-1": "0.5"})
+	sub, _ := structpb.NewStruct(map[string]any{})
 	want := &tradingv1.SearchWalletsResponse{Total: 1, Items: []*tradingv1.Wallet{{Id: w.ID, VenueId: "BYBIT", Name: "Demo",
 		Status: "ACTIVE", CompanyId: company, Currency: "BTC", CustomProperties: props, CreatedBy: maker,
 		CreatedAt: "2026-11-21T10:15:30.123Z", UpdatedAt: "2026-11-21T10:15:30.123Z",
 		Balances: []*tradingv1.Balance{{Currency: "BTC", AvailableBalance: usd("1.23456789", "80246.91285"),
-			LedgerBalance: usd("1.5", "97500.00"), PendingOutBalance: usd("0", "0.00"), PendingInBalance: usd("0.1", "6500.00"),
-			FeeBufferBalance: usd("0.0001", "6.50"), SubClientBalances: sub}}}}}
+			LedgerBalance: usd("1.5", "97500.00"), PendingOutBalance: usd("0.26543211", "17253.08715"), PendingInBalance: usd("0.1", "6500.00"),
+			FeeBufferBalance: usd("0", "0.00"), SubClientBalances: sub}}}}}
 	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
 		t.Errorf("SearchWallets() diff (-want +got):\n%s", diff)
 	}

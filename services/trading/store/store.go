@@ -1,5 +1,5 @@
-// Package store is the trading service's MongoDB repository: wallets, vault_addresses and
-// prices.
+// Package store is the trading service's MongoDB repository: wallets (whose documents carry
+// their journal accounts), vault_addresses, prices, and trading's journal.
 package store
 
 import (
@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -27,8 +28,9 @@ const PriceTTL = 10 * time.Second
 
 // Store reads and writes the trading collections.
 type Store struct {
-	db  *mongo.Database
-	now func() time.Time
+	db      *mongo.Database
+	journal *journal.Journal
+	now     func() time.Time
 
 	mu       sync.Mutex
 	prices   trading.Prices
@@ -36,7 +38,7 @@ type Store struct {
 }
 
 // New returns a store on db.
-func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
+func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(db), now: time.Now} }
 
 // EnsureIndexes creates the indexes the queries and the idempotency guards rely on.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
@@ -50,6 +52,9 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "currencyId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("wallet_currency")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
 		},
+	}
+	if err := s.journal.EnsureIndexes(ctx); err != nil {
+		return err
 	}
 	// One index per command: FerretDB 1.24 drops the connection (a server panic) when one
 	// createIndexes command names two or more indexes that already exist, i.e. on restart.

@@ -64,8 +64,6 @@ func TestWalletRoundTrip(t *testing.T) {
 	st := newStore(t)
 	ctx := context.Background()
 	w := wallet("ZTEST-TW-AAAAAAAAA1", "ZTEST", "BYBIT", "Alpha", trading.StatusActive, "BTC", "a@x", t0)
-	w.Balances[0] = trading.Balance{Currency: "BTC", Available: "1.23456789", Ledger: "1.5", PendingOut: "0.1", PendingIn: "0.2",
-		FeeBuffer: "0.0001", SubClients: map[string]string{"client.a": "0.5", "$b": "0.25"}}
 	w.CustomProperties = `{"userUuid":"u","accountUuid":"a","nested":{"z":[1,2]}}`
 	insert(t, st, w)
 	got, err := st.Wallet(ctx, "ZTEST", w.ID)

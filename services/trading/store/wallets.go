@@ -13,34 +13,21 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/trading"
 )
 
-type subClientDoc struct {
-	Ref     string `bson:"ref"`
-	Balance string `bson:"balance"`
-}
-
-// balanceDoc holds canonical decimal strings (Decimal128 is not portable, DESIGN.md §3).
-type balanceDoc struct {
-	Currency   string         `bson:"currency"`
-	Available  string         `bson:"available"`
-	Ledger     string         `bson:"ledger"`
-	PendingOut string         `bson:"pendingOut"`
-	PendingIn  string         `bson:"pendingIn"`
-	FeeBuffer  string         `bson:"feeBuffer"`
-	SubClients []subClientDoc `bson:"subClientBalances"`
-}
-
 type walletDoc struct {
-	ID        string       `bson:"_id"`
-	VenueID   string       `bson:"venueId"`
-	Name      string       `bson:"name"`
-	Status    string       `bson:"status"`
-	CompanyID string       `bson:"companyId"`
-	Currency  string       `bson:"currency"`
-	Balances  []balanceDoc `bson:"balances"`
+	ID        string `bson:"_id"`
+	VenueID   string `bson:"venueId"`
+	Name      string `bson:"name"`
+	Status    string `bson:"status"`
+	CompanyID string `bson:"companyId"`
+	Currency  string `bson:"currency"`
+	// Accounts are the wallet's journal accounts by currency (the journal's counters, which
+	// only the journal writes); every balance shown is derived from them.
+	Accounts map[string]journal.AccountFields `bson:"accounts"`
 	// CustomProperties is the JSON text as given, so it comes back byte for byte.
 	CustomProperties string    `bson:"customProperties"`
 	CreatedBy        string    `bson:"createdBy"`
@@ -51,42 +38,34 @@ type walletDoc struct {
 	DeactivatedBy    string    `bson:"deactivatedBy,omitempty"`
 }
 
+// toWalletDoc is a new wallet's document: its accounts start empty (zero), whatever
+// w.Balances says; money only arrives through the journal.
 func toWalletDoc(w trading.Wallet) walletDoc {
-	doc := walletDoc{ID: w.ID, VenueID: w.VenueID, Name: w.Name, Status: w.Status, CompanyID: w.CompanyID, Currency: w.Currency,
-		Balances: []balanceDoc{}, CustomProperties: w.CustomProperties, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
-		UpdatedAt: w.UpdatedAt, Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy}
-	for _, b := range w.Balances {
-		doc.Balances = append(doc.Balances, toBalanceDoc(b))
-	}
-	return doc
+	return walletDoc{ID: w.ID, VenueID: w.VenueID, Name: w.Name, Status: w.Status, CompanyID: w.CompanyID, Currency: w.Currency,
+		Accounts: map[string]journal.AccountFields{}, CustomProperties: w.CustomProperties, CreatedBy: w.CreatedBy,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy}
 }
 
-func toBalanceDoc(b trading.Balance) balanceDoc {
-	bd := balanceDoc{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
-		PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: []subClientDoc{}}
-	for _, ref := range slices.Sorted(maps.Keys(b.SubClients)) {
-		bd.SubClients = append(bd.SubClients, subClientDoc{Ref: ref, Balance: b.SubClients[ref]})
-	}
-	return bd
-}
-
-func (d walletDoc) wallet() trading.Wallet {
+// wallet maps the document, deriving each currency's balance from its journal counters:
+// the wallet's own currency first, then the others in order.
+func (d walletDoc) wallet() (trading.Wallet, error) {
 	w := trading.Wallet{ID: d.ID, VenueID: d.VenueID, Name: d.Name, Status: d.Status, CompanyID: d.CompanyID, Currency: d.Currency,
 		CustomProperties: d.CustomProperties, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
 		Version: d.Version, RequestID: d.RequestID, DeactivatedBy: d.DeactivatedBy}
-	for _, b := range d.Balances {
-		w.Balances = append(w.Balances, b.balance())
+	counters, err := journal.DecodeAccounts(d.Accounts)
+	if err != nil {
+		return trading.Wallet{}, fmt.Errorf("wallet %s: %w", d.ID, err)
 	}
-	return w
-}
-
-func (b balanceDoc) balance() trading.Balance {
-	bal := trading.Balance{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger, PendingOut: b.PendingOut,
-		PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: map[string]string{}}
-	for _, sc := range b.SubClients {
-		bal.SubClients[sc.Ref] = sc.Balance
+	currencies := slices.Sorted(maps.Keys(counters))
+	if i := slices.Index(currencies, d.Currency); i >= 0 {
+		currencies = append(currencies[:i], currencies[i+1:]...)
 	}
-	return bal
+	for _, cur := range append([]string{d.Currency}, currencies...) {
+		c := counters[cur]
+		w.Balances = append(w.Balances, trading.BalanceOf(cur, c.Available().String(), c.Ledger().String(),
+			c.PendingOut().String(), c.PendingIn().String()))
+	}
+	return w, nil
 }
 
 // InsertWallet inserts w under its reserved id and returns the stored wallet. If the id is
@@ -99,16 +78,26 @@ func (s *Store) InsertWallet(ctx context.Context, w trading.Wallet) (trading.Wal
 		return trading.Wallet{}, fmt.Errorf("insert wallet %s: %w", w.ID, err)
 	}
 	var doc walletDoc
-	if err := col.FindOne(ctx, bson.D{{Key: "_id", Value: w.ID}}).Decode(&doc); err != nil {
+	if err := col.FindOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, options.FindOne().SetProjection(withoutMarkers)).Decode(&doc); err != nil {
 		return trading.Wallet{}, fmt.Errorf("read wallet %s: %w", w.ID, err)
 	}
-	return doc.wallet(), nil
+	return doc.wallet()
 }
 
-// PutWallet creates or replaces a wallet as a whole (demo data; requests go through
-// InsertWallet and Deactivate).
+// withoutMarkers leaves the journal's markers out of wallet reads (bounded, but of no use
+// to a reader).
+var withoutMarkers = bson.D{{Key: "ledgerMarkers", Value: 0}}
+
+// PutWallet creates a wallet or replaces its description (demo data; requests go through
+// InsertWallet and Deactivate). Its accounts are the journal's and stay as they are.
 func (s *Store) PutWallet(ctx context.Context, w trading.Wallet) error {
-	_, err := s.db.Collection(colWallets).ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, toWalletDoc(w), options.Replace().SetUpsert(true))
+	doc := toWalletDoc(w)
+	set := bson.D{{Key: "venueId", Value: doc.VenueID}, {Key: "name", Value: doc.Name}, {Key: "status", Value: doc.Status},
+		{Key: "companyId", Value: doc.CompanyID}, {Key: "currency", Value: doc.Currency}, {Key: "customProperties", Value: doc.CustomProperties},
+		{Key: "createdBy", Value: doc.CreatedBy}, {Key: "createdAt", Value: doc.CreatedAt}, {Key: "updatedAt", Value: doc.UpdatedAt},
+		{Key: "version", Value: doc.Version}, {Key: "requestId", Value: doc.RequestID}}
+	update := bson.D{{Key: "$set", Value: set}, {Key: "$setOnInsert", Value: bson.D{{Key: "accounts", Value: bson.D{}}}}}
+	_, err := s.db.Collection(colWallets).UpdateOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, update, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("put wallet %s: %w", w.ID, err)
 	}
@@ -120,14 +109,14 @@ func (s *Store) PutWallet(ctx context.Context, w trading.Wallet) error {
 func (s *Store) Wallet(ctx context.Context, companyID, id string) (trading.Wallet, error) {
 	var doc walletDoc
 	err := s.db.Collection(colWallets).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID}},
-		options.FindOne().SetProjection(withoutMovements)).Decode(&doc)
+		options.FindOne().SetProjection(withoutMarkers)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return trading.Wallet{}, fmt.Errorf("wallet %s: %w", id, apperr.ErrNotFound)
 	}
 	if err != nil {
 		return trading.Wallet{}, fmt.Errorf("find wallet %s: %w", id, err)
 	}
-	return doc.wallet(), nil
+	return doc.wallet()
 }
 
 // Deactivate deactivates w in one conditional update guarded by its status (ACTIVE) and
@@ -149,7 +138,7 @@ func (s *Store) Deactivate(ctx context.Context, w trading.Wallet, requestID stri
 	if err != nil {
 		return trading.Wallet{}, fmt.Errorf("deactivate wallet %s: %w", w.ID, err)
 	}
-	return doc.wallet(), nil
+	return doc.wallet()
 }
 
 // SearchWallets returns one page of the company's wallets matching f and the number of all
@@ -165,7 +154,7 @@ func (s *Store) SearchWallets(ctx context.Context, f trading.WalletFilter) ([]tr
 	and = mongodb.AppendIn(and, "createdBy", f.CreatedBy)
 	filter := mongodb.And(and)
 	col := s.db.Collection(colWallets)
-	opts := findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc).SetProjection(withoutMovements)
+	opts := findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc).SetProjection(withoutMarkers)
 	docs, err := findAll[walletDoc](ctx, col, filter, opts)
 	if err != nil {
 		return nil, 0, err
@@ -176,7 +165,11 @@ func (s *Store) SearchWallets(ctx context.Context, f trading.WalletFilter) ([]tr
 	}
 	out := make([]trading.Wallet, 0, len(docs))
 	for _, d := range docs {
-		out = append(out, d.wallet())
+		w, err := d.wallet()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, w)
 	}
 	return out, total, nil
 }

@@ -1,0 +1,57 @@
+package trading
+
+import (
+	"github.com/zcustody/suite/services/internal/ledger"
+	"regexp"
+	"strings"
+)
+
+// Bounds of the journal API.
+const (
+	MaxEntryIDLength = 200
+	MaxLegsPerEntry  = 2048
+)
+
+// Accounts of trading's journal besides the wallets: one clearing account per settlement
+// (clearing:<settlementTrackingId>, zero once the settlement is complete) and the world
+// outside (world:deposits pays deposits in, world:withdrawals receives withdrawals).
+const (
+	ClearingPrefix   = "clearing:"
+	WorldPrefix      = "world:"
+	WorldDeposits    = WorldPrefix + "deposits"
+	WorldWithdrawals = WorldPrefix + "withdrawals"
+)
+
+var clearingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// IsSystemAccount reports whether name is one of the journal's system accounts.
+func IsSystemAccount(name string) bool {
+	if name == WorldDeposits || name == WorldWithdrawals {
+		return true
+	}
+	id, ok := strings.CutPrefix(name, ClearingPrefix)
+	return ok && clearingID.MatchString(id)
+}
+
+// DepositEntryID is the journal entry of a deposit.
+func DepositEntryID(depositID string) string { return "dep:" + depositID }
+
+// BalanceOf derives the contract's balance of one currency from an account's amounts:
+// available (spendable), ledger (settled), pendingOut (held), pendingIn (arriving). The fee
+// buffer and sub-client balances have no accounts of their own yet: zero and none.
+func BalanceOf(currency, available, ledger, pendingOut, pendingIn string) Balance {
+	return Balance{Currency: currency, Available: available, Ledger: ledger, PendingOut: pendingOut, PendingIn: pendingIn,
+		FeeBuffer: "0", SubClients: map[string]string{}}
+}
+
+// CurrencyDecimals returns the finest number of decimals of a supported currency code (USDC:
+// 7, the finer of its ledgers).
+func CurrencyDecimals(code string) (int32, bool) {
+	places, ok := int32(0), false
+	for _, c := range ledger.Currencies() {
+		if c.Code == code {
+			places, ok = max(places, c.Decimals), true
+		}
+	}
+	return places, ok
+}

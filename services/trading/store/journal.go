@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/journal"
+	"github.com/zcustody/suite/services/trading"
+)
+
+// Trading's journal: its accounts are the trading wallets (client and venue settlement
+// wallets: their documents carry the counters) and the system accounts of the journal's own
+// collection: one clearing account per settlement, and the world outside (deposits arrive
+// from it, withdrawals leave to it).
+func newJournal(db *mongo.Database) *journal.Journal {
+	var j *journal.Journal
+	j = journal.New(journal.Config{DB: db, Prefix: "journal", Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
+		switch {
+		case strings.HasPrefix(h, trading.ClearingPrefix):
+			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}
+		case strings.HasPrefix(h, trading.WorldPrefix):
+			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
+		}
+		return journal.HolderPolicy{Collection: colWallets, Constrained: true}
+	}})
+	return j
+}
+
+// Journal is trading's journal (recovery and reconciliation run on it).
+func (s *Store) Journal() *journal.Journal { return s.journal }
+
+// WalletRef names a wallet leg's account and the company it must belong to.
+type WalletRef struct {
+	CompanyID, WalletID, Currency string
+	// Field names the leg in errors, e.g. legs[2].account.
+	Field string
+}
+
+// RecordEntry checks that every wallet leg names a wallet of its company (creating a venue
+// settlement wallet on first use) and records e. Another company's wallet, or none, is 404
+// ER-102 naming the leg.
+func (s *Store) RecordEntry(ctx context.Context, e journal.Entry, wallets []WalletRef) (journal.Result, error) {
+	if err := s.checkOwners(ctx, wallets); err != nil {
+		return journal.Result{}, err
+	}
+	return s.journal.Record(ctx, e)
+}
+
+// ResolveHold posts or voids a hold in full.
+func (s *Store) ResolveHold(ctx context.Context, id, holdID string, kind journal.Kind, code string) (journal.Result, error) {
+	return s.journal.Resolve(ctx, id, holdID, kind, code)
+}
+
+// Deposit credits a company's wallet from the world outside, once per deposit id.
+func (s *Store) Deposit(ctx context.Context, id, companyID, walletID, currency string, a amount.Amount) (journal.Result, error) {
+	e := journal.Entry{ID: trading.DepositEntryID(id), Kind: journal.Single, Code: "deposit", BusinessKey: id, Legs: []journal.Leg{
+		{Holder: trading.WorldDeposits, Currency: currency, Side: journal.Debit, Amount: a},
+		{Holder: walletID, Currency: currency, Side: journal.Credit, Amount: a},
+	}}
+	return s.RecordEntry(ctx, e, []WalletRef{{CompanyID: companyID, WalletID: walletID, Currency: currency, Field: "walletId"}})
+}
+
+// checkOwners reads the wallets of refs in one find and refuses any that is missing or
+// another company's; venue settlement wallets are created on first use.
+func (s *Store) checkOwners(ctx context.Context, refs []WalletRef) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(refs))
+	for _, r := range refs {
+		ids = append(ids, r.WalletID)
+	}
+	owners, err := s.owners(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		owner, found := owners[r.WalletID]
+		if found && owner == r.CompanyID {
+			continue
+		}
+		if found {
+			return apperr.NotFound(r.Field, r.WalletID)
+		}
+		if err := s.createVenueWallet(ctx, r); err != nil {
+			return err
+		}
+		owners[r.WalletID] = r.CompanyID
+	}
+	return nil
+}
+
+func (s *Store) owners(ctx context.Context, ids []string) (map[string]string, error) {
+	cur, err := s.db.Collection(colWallets).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
+		options.Find().SetProjection(bson.D{{Key: "companyId", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("find wallets: %w", err)
+	}
+	var docs []struct {
+		ID        string `bson:"_id"`
+		CompanyID string `bson:"companyId"`
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read wallets: %w", err)
+	}
+	out := make(map[string]string, len(docs))
+	for _, d := range docs {
+		out[d.ID] = d.CompanyID
+	}
+	return out, nil
+}
+
+// createVenueWallet creates the venue settlement wallet r names; any other unknown wallet is
+// ER-102.
+func (s *Store) createVenueWallet(ctx context.Context, r WalletRef) error {
+	venue, ok := trading.VenueWalletFor(r.CompanyID, r.WalletID, r.Currency, s.now())
+	if !ok {
+		return apperr.NotFound(r.Field, r.WalletID)
+	}
+	_, err := s.db.Collection(colWallets).InsertOne(ctx, toWalletDoc(venue))
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("create venue wallet %s: %w", venue.ID, err)
+	}
+	return nil
+}
+
+// HoldState reports where a hold stands (journal.HoldState).
+func (s *Store) HoldState(ctx context.Context, holdID string) (string, error) {
+	state, _, err := s.journal.HoldState(ctx, holdID)
+	return state, err
+}
+
+// IsAccountMissing reports whether err is a journal's missing account.
+func IsAccountMissing(err error) bool { return errors.Is(err, journal.ErrAccountNotFound) }
