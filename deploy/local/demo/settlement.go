@@ -43,13 +43,16 @@ func Withdrawals() []settlement.Withdrawal {
 	}
 }
 
-// loadSettlement writes the venue settlement wallets into trading's database and the pending
-// withdrawals into interchange's. Idempotent: each is replaced as a whole under its fixed id
-// (a demo withdrawal is pending again after a reload).
+// loadSettlement writes the venue settlement wallets (funded through trading's journal)
+// into trading's database and the pending withdrawals into interchange's. Idempotent: a
+// withdrawal already there, decided or not, is kept (its money has moved, or not, once).
 func loadSettlement(ctx context.Context, client *mongo.Client) error {
 	st := tradingstore.New(client.Database("trading"))
 	for _, w := range VenueWallets() {
 		if err := st.PutWallet(ctx, w); err != nil {
+			return fmt.Errorf("demo venue wallet: %w", err)
+		}
+		if err := st.Fund(ctx, "demo:"+w.ID, w, w.Balances[0]); err != nil {
 			return fmt.Errorf("demo venue wallet: %w", err)
 		}
 	}

@@ -60,9 +60,10 @@ func owner(company string) trading.Party {
 	return trading.Party{ID: company, Name: names[company]}
 }
 
-// loadTrading writes the demo prices, trading wallets and their vault addresses (signed with
-// operatorKey) into the trading database. It is idempotent: prices and wallets are replaced
-// as a whole under fixed ids; a wallet's address, once generated, is kept.
+// loadTrading writes the demo prices, trading wallets (funded through trading's journal)
+// and their vault addresses (signed with operatorKey) into the trading database. It is
+// idempotent: prices and wallet descriptions are replaced under fixed ids, their funding
+// entries have fixed ids, and a wallet's address, once generated, is kept.
 func loadTrading(ctx context.Context, client *mongo.Client, operatorKey ed25519.PrivateKey) error {
 	st := tradingstore.New(client.Database("trading"))
 	if err := st.EnsureIndexes(ctx); err != nil {
@@ -76,6 +77,11 @@ func loadTrading(ctx context.Context, client *mongo.Client, operatorKey ed25519.
 	for _, w := range TradingWallets() {
 		if err := st.PutWallet(ctx, w); err != nil {
 			return fmt.Errorf("demo trading wallet: %w", err)
+		}
+		for _, b := range w.Balances {
+			if err := st.Fund(ctx, "demo:"+w.ID+":"+b.Currency, w, b); err != nil {
+				return fmt.Errorf("demo trading wallet: %w", err)
+			}
 		}
 		addrs, err := trading.NewVaultAddresses(w, owner(w.CompanyID), trading.DefaultCustodian(), operatorKey, w.CreatedAt)
 		if err != nil {

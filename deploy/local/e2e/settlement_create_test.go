@@ -22,7 +22,7 @@ func TestSettlementCreateValidation(t *testing.T) {
 	f := newVenueFixture(t, "10", "0", "0", "100")
 	base := func() map[string]any {
 		return instructionBody("VAL-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5"), legOf(f.eth, "ETH", "ETH", "2")},
-			map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "-2"})
+			map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "2"})
 	}
 	header := func(b map[string]any) map[string]any { return b["header"].(map[string]any) }
 	legs := func(b map[string]any) []map[string]any { return b["settlements"].([]map[string]any) }
@@ -57,7 +57,7 @@ func TestSettlementCreateValidation(t *testing.T) {
 		{"no counterparty wallet", func(b map[string]any) { legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID"} }, 400, "ER-101", "settlements[0].counterparty.value"},
 		{"no amount", func(b map[string]any) { delete(legs(b)[0], "amount") }, 400, "ER-101", "settlements[0].amount"},
 		{"zero amount", func(b map[string]any) { legs(b)[0]["amount"] = "0" }, 400, "ER-108", "settlements[0].amount"},
-		{"negative amount", func(b map[string]any) { legs(b)[0]["amount"] = "-1.5" }, 400, "ER-108", "settlements[0].amount"},
+		{"a payable from a client", func(b map[string]any) { legs(b)[0]["amount"] = "-1.5" }, 403, "ER-403", "settlements[0].amount"},
 		{"trailing zero", func(b map[string]any) { legs(b)[0]["amount"] = "1.50" }, 400, "ER-108", "settlements[0].amount"},
 		{"finer than a satoshi", func(b map[string]any) { legs(b)[0]["amount"] = "0.000000001" }, 400, "ER-108", "settlements[0].amount"},
 		{"unsupported currency", func(b map[string]any) { legs(b)[0]["currency"] = "DOGE" }, 400, "ER-111", "settlements[0].currency"},
@@ -66,7 +66,8 @@ func TestSettlementCreateValidation(t *testing.T) {
 		{"net without settlements", func(b map[string]any) {
 			b["netSettlements"] = []map[string]any{{"currency": "XRP", "ledger": "XRP", "amount": "1"}}
 		}, 400, "ER-108", "netSettlements[0].currency"},
-		{"net above the gross", func(b map[string]any) { b["netSettlements"].([]map[string]any)[0]["amount"] = "-2.5" }, 400, "ER-108", "netSettlements[0].amount"},
+		{"net above the legs", func(b map[string]any) { b["netSettlements"].([]map[string]any)[0]["amount"] = "2.5" }, 400, "ER-108", "netSettlements[0].amount"},
+		{"net of the other sign", func(b map[string]any) { b["netSettlements"].([]map[string]any)[0]["amount"] = "-2" }, 400, "ER-108", "netSettlements[0].amount"},
 		{"wallet at another venue", func(b map[string]any) {
 			legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID", "value": "ZTEST-TW-DEMO000001"}
 		}, 400, "ER-108", "settlements[0].counterparty.value"},

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"net/http"
 	"path/filepath"
@@ -10,13 +11,17 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
@@ -32,13 +37,16 @@ const (
 )
 
 // venueFixture is a trading venue of its own (so no other test touches its balances), with
-// ZTEST trading wallets and the venue's settlement wallets, written into trading's database:
-// the API has no deposit, so funding goes in as stored state. Everything the tests assert
-// goes through the gateway (and the internal gRPC methods the settlement engine calls).
+// ZTEST trading wallets written into trading's database (no REST call creates one without
+// a service request) and funded by deposits through trading's ledger API, as the settlement
+// engine records them. Everything the tests assert goes through the gateway (and the
+// internal gRPC methods the settlement engine calls); at the end trading's journal must
+// reconcile.
 type venueFixture struct {
 	venue              string
 	btc, eth, inactive string // ZTEST wallets at the venue
 	store              *tradingstore.Store
+	db                 *mongo.Database // trading's
 }
 
 // newVenueFixture funds ZTEST's BTC and ETH wallets and the venue's BTC and ETH settlement
@@ -50,30 +58,63 @@ func newVenueFixture(t *testing.T, clientBTC, clientETH, venueBTC, venueETH stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	f := venueFixture{venue: "E2E-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading"))}
+	f := venueFixture{venue: "E2E-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading")), db: client.Database("trading")}
 	f.btc = f.put(t, "BTC", clientBTC, trading.StatusActive)
 	f.eth = f.put(t, "ETH", clientETH, trading.StatusActive)
 	f.inactive = f.put(t, "BTC", "1", trading.StatusDeactivated)
 	for currency, amount := range map[string]string{"BTC": venueBTC, "ETH": venueETH} {
-		w := trading.NewVenueWallet(f.venue, currency, time.Now())
-		w.Balances[0].Available, w.Balances[0].Ledger = amount, amount
-		if err := f.store.PutWallet(t.Context(), w); err != nil {
-			t.Fatal(err)
-		}
+		deposit(t, trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, currency), currency, amount)
 	}
+	t.Cleanup(func() { reconciled(t) })
 	return f
+}
+
+// deposit credits a wallet through trading's ledger API, as the settlement engine.
+func deposit(t *testing.T, companyID, walletID, currency, amount string) {
+	t.Helper()
+	if amount == "0" {
+		return
+	}
+	ledger, ctx := newPriceFeed(t)
+	_, err := ledger.RecordDeposit(ctx(), &tradingv1.RecordDepositRequest{DepositId: "E2E-" + uuid.NewString(), CompanyId: companyID,
+		WalletId: walletID, Currency: currency, Amount: amount})
+	if err != nil {
+		t.Fatalf("deposit %s %s into %s: %v", amount, currency, walletID, err)
+	}
+}
+
+// reconciled fails the test unless trading's journal reconciles. Other tests move money
+// meanwhile, which a reconciliation may see half-applied: a difference must persist over
+// several attempts to count.
+func reconciled(t *testing.T) {
+	t.Helper()
+	ledger, ctx := newPriceFeed(t)
+	md, _ := metadata.FromOutgoingContext(ctx())
+	bg := metadata.NewOutgoingContext(context.Background(), md) // the test's own context has ended
+	var last []string
+	for range 10 {
+		resp, err := ledger.Reconcile(bg, &tradingv1.ReconcileRequest{})
+		if err != nil {
+			t.Fatalf("reconcile: %v", err)
+		}
+		if last = resp.GetViolations(); len(last) == 0 {
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Errorf("trading's journal does not reconcile:\n%s", strings.Join(last, "\n"))
 }
 
 func (f venueFixture) put(t *testing.T, currency, amount, status string) string {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	w := trading.Wallet{ID: trading.NewWalletID(demo.CompanyZTEST), VenueID: f.venue, Name: "E2E " + currency, Status: status,
-		CompanyID: demo.CompanyZTEST, Currency: currency, Balances: []trading.Balance{{Currency: currency, Available: amount,
-			Ledger: amount, PendingOut: "0", PendingIn: "0", FeeBuffer: "0"}}, CustomProperties: `{}`,
+		CompanyID: demo.CompanyZTEST, Currency: currency, CustomProperties: `{}`,
 		CreatedBy: demo.UserEmail("ztest", maker), CreatedAt: now, UpdatedAt: now, Version: 1, RequestID: "E2E"}
 	if err := f.store.PutWallet(t.Context(), w); err != nil {
 		t.Fatal(err)
 	}
+	deposit(t, demo.CompanyZTEST, w.ID, currency, amount)
 	return w.ID
 }
 
@@ -111,6 +152,9 @@ func clientBalances(t *testing.T, ids ...string) map[string]amounts {
 func (f venueFixture) venueBalance(t *testing.T, currency string) amounts {
 	t.Helper()
 	w, err := f.store.Wallet(t.Context(), trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, currency))
+	if errors.Is(err, apperr.ErrNotFound) {
+		return amounts{"0", "0", "0", "0"} // created by its first entry
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +254,21 @@ func newSettlementEngine(t *testing.T) settlementEngine {
 	t.Helper()
 	conn, ctx := internalConn(t, "interchange")
 	return settlementEngine{client: interchangev1.NewSettlementEngineServiceClient(conn), ctx: ctx}
+}
+
+// instruct records an instruction for ZTEST as the venue's side (payables allowed).
+func (e settlementEngine) instruct(t *testing.T, body map[string]any) settlementAnswer {
+	t.Helper()
+	var req interchangev1.CreateSettlementRequest
+	if err := protojson.Unmarshal(mustJSON(t, body), &req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.InstructSettlement(e.ctx(), &interchangev1.InstructSettlementRequest{CompanyId: demo.CompanyZTEST, Instruction: &req})
+	if err != nil {
+		t.Fatalf("InstructSettlement: %v", err)
+	}
+	r := resp.GetResult()
+	return settlementAnswer{SettlementRequestID: r.GetSettlementRequestId(), SettlementTrackingID: r.GetSettlementTrackingId(), Status: r.GetStatus()}
 }
 
 func (e settlementEngine) advance(trackingID, to string) (string, error) {

@@ -13,21 +13,22 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 )
 
-// TestSettlementConservesBalances runs a settlement with a receivable (BTC, two legs) and a
-// netted payable (ETH) to SETTLEMENT_COMPLETE: each wallet ends exactly where the
-// instruction says, and every balance kind, summed per currency over the client's and the
-// venue's wallets, is the same before and after, to the last decimal.
+// TestSettlementConservesBalances runs a settlement instructed by the venue's side with
+// receivables (BTC, two legs) and a netted payable (ETH: a payable and a receivable) to
+// SETTLEMENT_COMPLETE: each wallet ends exactly where the instruction says, and every
+// balance kind, summed per currency over the client's and the venue's wallets, is the same
+// before and after, to the last decimal.
 func TestSettlementConservesBalances(t *testing.T) {
 	t.Parallel()
-	f := newVenueFixture(t, "10.123456789", "1", "0.5", "100.000000000000000001")
+	f := newVenueFixture(t, "10.12345678", "1", "0.5", "100.000000000000000001")
 	engine := newSettlementEngine(t)
 	before := f.totals(t)
 	body := instructionBody("CONS-"+uuid.NewString()[:8], f.venue, []map[string]any{
 		legOf(f.btc, "BTC", "BTC", "1.23456789"), legOf(f.btc, "BTC", "BTC", "0.00000001"),
-		legOf(f.eth, "ETH", "ETH", "30"), legOf(f.eth, "ETH", "ETH", "9.5"),
+		legOf(f.eth, "ETH", "ETH", "-30"), legOf(f.eth, "ETH", "ETH", "9.499999999999999999"),
 	}, map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "-20.500000000000000001"})
 	body["header"].(map[string]any)["instructionCount"] = 4
-	id := createSettlement(t, body).SettlementTrackingID
+	id := engine.instruct(t, body).SettlementTrackingID
 	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
 		engine.mustAdvance(t, id, to, to)
 	}
@@ -35,7 +36,7 @@ func TestSettlementConservesBalances(t *testing.T) {
 		t.Errorf("totals per currency changed (-before +after):\n%s", diff)
 	}
 	want := map[string]amounts{
-		f.btc: {"8.888888889", "8.888888889", "0", "0"},
+		f.btc: {"8.88888888", "8.88888888", "0", "0"},
 		f.eth: {"21.500000000000000001", "21.500000000000000001", "0", "0"},
 	}
 	if diff := cmp.Diff(want, clientBalances(t, f.btc, f.eth)); diff != "" {
@@ -86,15 +87,16 @@ func TestSettlementConcurrentTransitions(t *testing.T) {
 	}
 	want := amounts{"5", "5", "0", "0"}
 	if wins[0] == "SETTLEMENT_PAY_IN" {
-		want = amounts{"3", "3", "0", "0"}
+		want = amounts{"3", "5", "2", "0"} // held until PAY_OUT
 	}
 	if got := clientBalances(t, f.btc)[f.btc]; got != want {
 		t.Errorf("client BTC after %s = %v, want %v", wins[0], got, want)
 	}
 }
 
-// TestSettlementAwaitingFunds: a pay-in the wallet cannot cover holds what it can, goes to
-// SETTLEMENT_AWAITING_FUNDS and never drives a balance negative; FAILED gives the holds back.
+// TestSettlementAwaitingFunds: a pay-in the wallet cannot cover holds nothing (all payers or
+// none), goes to SETTLEMENT_AWAITING_FUNDS and never drives a balance negative; FAILED then
+// has nothing to give back, and the wallet is whole.
 func TestSettlementAwaitingFunds(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "1", "0", "0", "0")
@@ -103,8 +105,8 @@ func TestSettlementAwaitingFunds(t *testing.T) {
 	id := createSettlement(t, instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.6"), legOf(f.btc, "BTC", "BTC", "0.6")})).SettlementTrackingID
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	engine.mustAdvance(t, id, "SETTLEMENT_PAY_IN", "SETTLEMENT_AWAITING_FUNDS")
-	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.4", "1", "0.6", "0"}) {
-		t.Errorf("client BTC while awaiting funds = %v, want 0.6 held, 0.4 available", got)
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"1", "1", "0", "0"}) {
+		t.Errorf("client BTC while awaiting funds = %v, want nothing held", got)
 	}
 	if got := f.venueBalance(t, "BTC"); got != (amounts{"0", "0", "0", "0"}) {
 		t.Errorf("venue BTC while awaiting funds = %v, want nothing paid in", got)

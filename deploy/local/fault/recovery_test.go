@@ -9,14 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/fault"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/config"
 	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 )
@@ -25,8 +21,8 @@ const withdrawalConfirmPath = "/v3/api/interchange/withdrawal/confirm"
 
 // TestSweeperCompletesWhatACrashCutShort kills interchange (its database link cut first, its
 // calls cut after 300 ms) while two money steps are half done: a withdrawal ACCEPTed through
-// the gateway, held and decided but not settled, and a settlement's pay-in claimed, the
-// client's BTC paid but the venue not credited. After the restart nobody asks again, neither
+// the gateway, held and decided but not posted, and a settlement's pay-in claimed, its hold
+// applied by trading but the answer lost. After the restart nobody asks again, neither
 // the company nor the settlement engine: interchange's recovery sweeper completes the
 // withdrawal once its grace has passed, and the pay-in once the dead process's lease (SETTLEMENT_LEASE, 2 s here)
 // and the grace have. Balances end as if the calls had finished, and stay so (moved once).
@@ -50,18 +46,22 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The settle of the withdrawal and the credit of the pay-in never reach trading.
+	// The post of the withdrawal's hold never reaches trading; the pay-in's hold does, but
+	// its answer never comes back.
 	relay := s.relay("interchange", "trading")
 	blocked := make(chan string, 2)
 	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
-		var m tradingv1.ApplyMovementRequest
-		if err := proto.Unmarshal(c.Request, &m); err != nil {
-			return status.Error(codes.Internal, err.Error())
-		}
-		if m.GetMovementId() != "WD:"+transfer+":settle" && m.GetMovementId() != id+":PAY_IN:leg1:credit" {
+		entry, _ := entryOf(c)
+		switch entry {
+		case "wd:" + transfer + ":post":
+		case "stl:" + id + ":payin:1":
+			if err := forward(); err != nil {
+				return err
+			}
+		default:
 			return forward()
 		}
-		blocked <- m.GetMovementId()
+		blocked <- entry
 		<-ctx.Done()
 		return ctx.Err()
 	})
@@ -90,11 +90,11 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 		t.Errorf("the ACCEPT cut by the crash answered 200, want an error")
 	}
 	stuck := map[string]amounts{
-		"client BTC": {"8.25", "8.5", "0.25", "0"}, "venue BTC": {"0", "0", "0", "0"},
+		"client BTC": {"8.25", "10", "1.75", "0"}, "venue BTC": {"0", "0", "0", "0"},
 		"client ETH": {"1", "1", "0", "0"}, "venue ETH": {"100", "100", "0", "0"},
 	}
 	if diff := cmp.Diff(stuck, f.balances(t)); diff != "" {
-		t.Errorf("balances after the crash: 0.25 held, 1.5 paid, not credited (-want +got):\n%s", diff)
+		t.Errorf("balances after the crash: 0.25 and 1.5 held (-want +got):\n%s", diff)
 	}
 
 	relay.SetHook(nil)
@@ -105,11 +105,13 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 	if err := s.stack.StartService(t.Context(), "interchange"); err != nil {
 		t.Fatal(err)
 	}
+	// The withdrawal's 0.25 has left; PAY_IN's 1.5 stays held in the clearing account until
+	// PAY_OUT.
 	want := map[string]amounts{
-		"client BTC": {"8.25", "8.25", "0", "0"}, "venue BTC": {"1.5", "1.5", "0", "0"},
+		"client BTC": {"8.25", "9.75", "1.5", "0"}, "venue BTC": {"0", "0", "0", "0"},
 		"client ETH": stuck["client ETH"], "venue ETH": stuck["venue ETH"],
 	}
-	waitFor(t, 10*time.Second, "the sweeper settles the withdrawal", func() bool {
+	waitFor(t, 10*time.Second, "the sweeper posts the withdrawal", func() bool {
 		return f.balances(t)["client BTC"] == want["client BTC"]
 	})
 	t.Logf("withdrawal settled %v after the restart, nobody asking again", time.Since(restartAt).Round(time.Millisecond))
@@ -126,6 +128,7 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 	if diff := cmp.Diff(want, f.balances(t)); diff != "" {
 		t.Errorf("balances after more sweeps: moved twice? (-want +got):\n%s", diff)
 	}
+	f.reconciled(t, s)
 }
 
 // newRecoverySuite starts the stack of newSuite with interchange on a database link of its

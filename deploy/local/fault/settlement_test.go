@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/zcustody/suite/deploy/local/demo"
@@ -37,18 +38,18 @@ const (
 	settlementStatusPath = "/v3/api/interchange/settlement/status"
 )
 
-// TestSettlementSurvivesServiceRestarts drives a settlement with a pay-in (BTC, client →
-// venue) and a pay-out (ETH, venue → client) through the settlement engine's gRPC API and
-// stops interchange twice in the middle of it:
-//   - during the pay-in, with a movement to trading in flight: a graceful stop (SIGTERM):
-//     health turns NOT_SERVING, new calls are refused, the call in flight completes, and
-//     the service restarts on the same address;
-//   - during the pay-out, after trading applied the last movement but before interchange
+// TestSettlementSurvivesServiceRestarts drives a settlement with a receivable (BTC, client →
+// venue) and a netted payable (ETH, venue → client), instructed by the venue's side, through
+// the settlement engine's gRPC API and stops interchange twice in the middle of it:
+//   - during the pay-in, with its hold entry on its way to trading: a graceful stop
+//     (SIGTERM): health turns NOT_SERVING, new calls are refused, the call in flight
+//     completes, and the service restarts on the same address;
+//   - during the pay-out, after trading applied the pay-out entry but before interchange
 //     heard back: a crash (its database link is cut first, so the dying process records
 //     nothing more, and its calls are cut after a 300 ms grace). The settlement is left
 //     claimed by the dead process; after the restart the engine's repeated PAY_OUT is
 //     refused (409) until the claim's lease runs out, then resumes: it sends the same
-//     movement ids again and trading answers them as already applied.
+//     entry ids again and trading answers them as already applied.
 //
 // Each wallet ends where the instruction says, funds moved exactly once (checked in
 // between, after the crash, and at the end), and every balance kind summed per currency
@@ -69,19 +70,15 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 		// recovery sweeper keeps its 30 s grace and leaves the resuming to the engine.
 		interchange: func(c *interchangeapp.Config) { c.SettlementLease = 3 * time.Second },
 	})
-	f := newVenueFixture(t, s, "10.123456789", "1", "0.5", "100.000000000000000001")
+	f := newVenueFixture(t, s, "10.12345678", "1", "0.5", "100.000000000000000001")
 	engine := newSettlementEngine(t, s)
 	before := f.totals(t)
 	requestID := "FAULT-" + uuid.NewString()[:8]
 	body := instructionBody(requestID, f.venue, []map[string]any{
 		legOf(f.btc, "BTC", "BTC", "1.23456789"), legOf(f.btc, "BTC", "BTC", "0.00000001"),
-		legOf(f.eth, "ETH", "ETH", "30"), legOf(f.eth, "ETH", "ETH", "9.5"),
+		legOf(f.eth, "ETH", "ETH", "-30"), legOf(f.eth, "ETH", "ETH", "9.499999999999999999"),
 	}, map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "-20.500000000000000001"})
-	var created struct {
-		SettlementTrackingID string `json:"settlementTrackingId"`
-	}
-	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &created)
-	id := created.SettlementTrackingID
+	id := engine.instruct(t, body)
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 
 	relay := s.relay("interchange", "trading")
@@ -91,7 +88,7 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	held, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
-		if c.Method == tradingv1.TradingLedgerService_ApplyMovement_FullMethodName {
+		if c.Method == tradingv1.TradingLedgerService_RecordEntry_FullMethodName {
 			once.Do(func() { close(held) })
 			select {
 			case <-release:
@@ -134,9 +131,10 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("interchange SERVING again %v after its restart", time.Since(restartAt).Round(time.Millisecond))
+	// PAY_IN holds every payer's share (the client's BTC, the venue's net ETH payout).
 	afterPayIn := map[string]amounts{
-		"client BTC": {"8.888888889", "8.888888889", "0", "0"}, "client ETH": {"1", "1", "0", "0"},
-		"venue BTC": {"1.7345679", "1.7345679", "0", "0"}, "venue ETH": {"100.000000000000000001", "100.000000000000000001", "0", "0"},
+		"client BTC": {"8.88888888", "10.12345678", "1.2345679", "0"}, "client ETH": {"1", "1", "0", "0"},
+		"venue BTC": {"0.5", "0.5", "0", "0"}, "venue ETH": {"79.5", "100.000000000000000001", "20.500000000000000001", "0"},
 	}
 	if diff := cmp.Diff(afterPayIn, f.balances(t)); diff != "" {
 		t.Errorf("balances after the pay-in (-want +got):\n%s", diff)
@@ -144,25 +142,22 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 
 	// 2. Pay-out, crash after trading applied the last movement, before the answer.
 	var mu sync.Mutex
-	var sent []string // movement ids interchange sent to trading, in order
+	var sent []string // entry ids interchange sent to trading, in order
 	crashed := make(chan struct{})
 	var crashOnce sync.Once
 	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
-		if c.Method != tradingv1.TradingLedgerService_ApplyMovement_FullMethodName {
+		entry, ok := entryOf(c)
+		if !ok {
 			return forward()
 		}
-		var m tradingv1.ApplyMovementRequest
-		if err := proto.Unmarshal(c.Request, &m); err != nil {
-			return status.Error(codes.Internal, err.Error())
-		}
 		mu.Lock()
-		sent = append(sent, m.GetMovementId())
+		sent = append(sent, entry)
 		mu.Unlock()
 		if err := forward(); err != nil {
 			return err
 		}
 		crash := false
-		if strings.Contains(m.GetMovementId(), ":PAY_OUT:") && strings.HasSuffix(m.GetMovementId(), ":credit") {
+		if strings.HasSuffix(entry, ":payout") {
 			crashOnce.Do(func() { crash = true })
 		}
 		if crash {
@@ -190,9 +185,9 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	firstRun := append([]string(nil), sent...)
 	sent = nil
 	mu.Unlock()
-	t.Logf("killed %v after the crash point; movements sent before it: %v", time.Since(crashAt).Round(time.Millisecond), firstRun)
+	t.Logf("killed %v after the crash point; entries sent before it: %v", time.Since(crashAt).Round(time.Millisecond), firstRun)
 	afterPayOut := map[string]amounts{
-		"client BTC": afterPayIn["client BTC"], "venue BTC": afterPayIn["venue BTC"],
+		"client BTC": {"8.88888888", "8.88888888", "0", "0"}, "venue BTC": {"1.7345679", "1.7345679", "0", "0"},
 		"client ETH": {"21.500000000000000001", "21.500000000000000001", "0", "0"}, "venue ETH": {"79.5", "79.5", "0", "0"},
 	}
 	if diff := cmp.Diff(afterPayOut, f.balances(t)); diff != "" {
@@ -230,11 +225,11 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	mu.Lock()
 	resumed := append([]string(nil), sent...)
 	mu.Unlock()
-	t.Logf("the pay-out resumed %v after the restart (%d refusals while the claim lasted); movements sent again: %v",
+	t.Logf("the pay-out resumed %v after the restart (%d refusals while the claim lasted); entries sent again: %v",
 		time.Since(resumeAt).Round(time.Millisecond), refusals, resumed)
 	for _, m := range resumed {
 		if !slices.Contains(firstRun, m) {
-			t.Errorf("the resumed pay-out sent movement %s, which the first run did not: %v", m, firstRun)
+			t.Errorf("the resumed pay-out sent entry %s, which the first run did not: %v", m, firstRun)
 		}
 	}
 	if diff := cmp.Diff(afterPayOut, f.balances(t)); diff != "" {
@@ -251,14 +246,37 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	if st := f.settlementStatus(t, s, requestID); st != "SETTLEMENT_COMPLETE" {
 		t.Errorf("final status %s, want SETTLEMENT_COMPLETE", st)
 	}
+	f.reconciled(t, s)
 }
 
-// venueFixture is a trading venue of its own with ZTEST trading wallets and the venue's
-// settlement wallets, written into trading's database (the API has no deposit).
+// entryOf returns the journal entry id of a call to trading's RecordEntry or ResolveHold.
+func entryOf(c fault.Call) (string, bool) {
+	var m interface {
+		proto.Message
+		GetEntryId() string
+	}
+	switch c.Method {
+	case tradingv1.TradingLedgerService_RecordEntry_FullMethodName:
+		m = &tradingv1.RecordEntryRequest{}
+	case tradingv1.TradingLedgerService_ResolveHold_FullMethodName:
+		m = &tradingv1.ResolveHoldRequest{}
+	default:
+		return "", false
+	}
+	if err := proto.Unmarshal(c.Request, m); err != nil {
+		return "", false
+	}
+	return m.GetEntryId(), true
+}
+
+// venueFixture is a trading venue of its own with ZTEST trading wallets written into
+// trading's database, funded (with the venue's settlement wallets) by deposits through
+// trading's ledger API as the settlement engine records them.
 type venueFixture struct {
 	venue    string
 	btc, eth string // ZTEST wallets at the venue
 	store    *tradingstore.Store
+	suite    *suite
 }
 
 func newVenueFixture(t *testing.T, s *suite, clientBTC, clientETH, venueBTC, venueETH string) venueFixture {
@@ -268,29 +286,71 @@ func newVenueFixture(t *testing.T, s *suite, clientBTC, clientETH, venueBTC, ven
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	f := venueFixture{venue: "FAULT-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading"))}
+	f := venueFixture{venue: "FAULT-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading")), suite: s}
 	f.btc = f.put(t, "BTC", clientBTC)
 	f.eth = f.put(t, "ETH", clientETH)
 	for currency, amount := range map[string]string{"BTC": venueBTC, "ETH": venueETH} {
-		w := trading.NewVenueWallet(f.venue, currency, time.Now())
-		w.Balances[0].Available, w.Balances[0].Ledger = amount, amount
-		if err := f.store.PutWallet(t.Context(), w); err != nil {
-			t.Fatal(err)
-		}
+		f.deposit(t, trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, currency), currency, amount)
 	}
 	return f
+}
+
+// ledger is trading's ledger API as the settlement engine.
+func (f venueFixture) ledger(t *testing.T) (tradingv1.TradingLedgerServiceClient, context.Context) {
+	t.Helper()
+	key, err := principal.LoadPrivateKey(filepath.Join(f.suite.dir, "keys", "settlement-engine.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(f.suite.stack.Services["trading"], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, err := principal.NewSigner("settlement-engine", key, time.Minute).OutgoingContext(t.Context(), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tradingv1.NewTradingLedgerServiceClient(conn), ctx
+}
+
+// deposit credits a wallet through trading's ledger API.
+func (f venueFixture) deposit(t *testing.T, companyID, walletID, currency, amount string) {
+	t.Helper()
+	if amount == "0" {
+		return
+	}
+	ledger, ctx := f.ledger(t)
+	if _, err := ledger.RecordDeposit(ctx, &tradingv1.RecordDepositRequest{DepositId: "FAULT-" + uuid.NewString(), CompanyId: companyID,
+		WalletId: walletID, Currency: currency, Amount: amount}, grpc.WaitForReady(true)); err != nil {
+		t.Fatalf("deposit into %s: %v", walletID, err)
+	}
+}
+
+// reconciled fails the test unless trading's journal reconciles (the suite is the test's
+// own, and quiet by now).
+func (f venueFixture) reconciled(t *testing.T, s *suite) {
+	t.Helper()
+	ledger, ctx := f.ledger(t)
+	resp, err := ledger.Reconcile(ctx, &tradingv1.ReconcileRequest{})
+	if err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	if v := resp.GetViolations(); len(v) > 0 {
+		t.Errorf("trading's journal does not reconcile:\n%s", strings.Join(v, "\n"))
+	}
 }
 
 func (f venueFixture) put(t *testing.T, currency, amount string) string {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	w := trading.Wallet{ID: trading.NewWalletID(demo.CompanyZTEST), VenueID: f.venue, Name: "Fault " + currency, Status: trading.StatusActive,
-		CompanyID: demo.CompanyZTEST, Currency: currency, Balances: []trading.Balance{{Currency: currency, Available: amount,
-			Ledger: amount, PendingOut: "0", PendingIn: "0", FeeBuffer: "0"}}, CustomProperties: `{}`,
+		CompanyID: demo.CompanyZTEST, Currency: currency, CustomProperties: `{}`,
 		CreatedBy: demo.UserEmail("ztest", maker), CreatedAt: now, UpdatedAt: now, Version: 1, RequestID: "FAULT"}
 	if err := f.store.PutWallet(t.Context(), w); err != nil {
 		t.Fatal(err)
 	}
+	f.deposit(t, demo.CompanyZTEST, w.ID, currency, amount)
 	return w.ID
 }
 
@@ -412,6 +472,20 @@ func (e settlementEngine) advanceAsync(trackingID, to string) <-chan advanced {
 		out <- advanced{st, err}
 	}()
 	return out
+}
+
+// instruct records an instruction for ZTEST as the venue's side and returns its tracking id.
+func (e settlementEngine) instruct(t *testing.T, body map[string]any) string {
+	t.Helper()
+	var req interchangev1.CreateSettlementRequest
+	if err := protojson.Unmarshal(mustJSON(t, body), &req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.InstructSettlement(e.ctx(), &interchangev1.InstructSettlementRequest{CompanyId: demo.CompanyZTEST, Instruction: &req}, e.opts...)
+	if err != nil {
+		t.Fatalf("InstructSettlement: %v", err)
+	}
+	return resp.GetResult().GetSettlementTrackingId()
 }
 
 func (e settlementEngine) mustAdvance(t *testing.T, trackingID, to, want string) {

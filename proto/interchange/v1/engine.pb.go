@@ -140,6 +140,107 @@ func (x *AdvanceSettlementResponse) GetStatus() string {
 	return ""
 }
 
+// Input of InstructSettlement.
+type InstructSettlementRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The client company whose trading wallets the legs name.
+	CompanyId string `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// The instruction, as endpoint 3 takes it.
+	Instruction   *CreateSettlementRequest `protobuf:"bytes,2,opt,name=instruction,proto3" json:"instruction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InstructSettlementRequest) Reset() {
+	*x = InstructSettlementRequest{}
+	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InstructSettlementRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InstructSettlementRequest) ProtoMessage() {}
+
+func (x *InstructSettlementRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InstructSettlementRequest.ProtoReflect.Descriptor instead.
+func (*InstructSettlementRequest) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *InstructSettlementRequest) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *InstructSettlementRequest) GetInstruction() *CreateSettlementRequest {
+	if x != nil {
+		return x.Instruction
+	}
+	return nil
+}
+
+// Result of InstructSettlement.
+type InstructSettlementResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Endpoint 3's answer.
+	Result        *CreateSettlementResponse `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InstructSettlementResponse) Reset() {
+	*x = InstructSettlementResponse{}
+	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InstructSettlementResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InstructSettlementResponse) ProtoMessage() {}
+
+func (x *InstructSettlementResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InstructSettlementResponse.ProtoReflect.Descriptor instead.
+func (*InstructSettlementResponse) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *InstructSettlementResponse) GetResult() *CreateSettlementResponse {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 // Input of CreateWithdrawal.
 type CreateWithdrawalRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -161,7 +262,7 @@ type CreateWithdrawalRequest struct {
 
 func (x *CreateWithdrawalRequest) Reset() {
 	*x = CreateWithdrawalRequest{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	mi := &file_interchange_v1_engine_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +274,7 @@ func (x *CreateWithdrawalRequest) String() string {
 func (*CreateWithdrawalRequest) ProtoMessage() {}
 
 func (x *CreateWithdrawalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	mi := &file_interchange_v1_engine_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +287,7 @@ func (x *CreateWithdrawalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWithdrawalRequest.ProtoReflect.Descriptor instead.
 func (*CreateWithdrawalRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{2}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CreateWithdrawalRequest) GetTransferId() string {
@@ -244,7 +345,7 @@ type CreateWithdrawalResponse struct {
 
 func (x *CreateWithdrawalResponse) Reset() {
 	*x = CreateWithdrawalResponse{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	mi := &file_interchange_v1_engine_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +357,7 @@ func (x *CreateWithdrawalResponse) String() string {
 func (*CreateWithdrawalResponse) ProtoMessage() {}
 
 func (x *CreateWithdrawalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	mi := &file_interchange_v1_engine_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +370,7 @@ func (x *CreateWithdrawalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWithdrawalResponse.ProtoReflect.Descriptor instead.
 func (*CreateWithdrawalResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{3}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateWithdrawalResponse) GetTransferId() string {
@@ -290,14 +391,20 @@ var File_interchange_v1_engine_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x1binterchange/v1/engine.proto\x12\x0einterchange.v1\"\x85\x01\n" +
+	"\x1binterchange/v1/engine.proto\x12\x0einterchange.v1\x1a interchange/v1/interchange.proto\"\x85\x01\n" +
 	"\x18AdvanceSettlementRequest\x124\n" +
 	"\x16settlement_tracking_id\x18\x01 \x01(\tR\x14settlementTrackingId\x12\x1b\n" +
 	"\tto_status\x18\x02 \x01(\tR\btoStatus\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"i\n" +
 	"\x19AdvanceSettlementResponse\x124\n" +
 	"\x16settlement_tracking_id\x18\x01 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\"\xdb\x01\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"\x85\x01\n" +
+	"\x19InstructSettlementRequest\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x01 \x01(\tR\tcompanyId\x12I\n" +
+	"\vinstruction\x18\x02 \x01(\v2'.interchange.v1.CreateSettlementRequestR\vinstruction\"^\n" +
+	"\x1aInstructSettlementResponse\x12@\n" +
+	"\x06result\x18\x01 \x01(\v2(.interchange.v1.CreateSettlementResponseR\x06result\"\xdb\x01\n" +
 	"\x17CreateWithdrawalRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x1d\n" +
@@ -310,9 +417,10 @@ const file_interchange_v1_engine_proto_rawDesc = "" +
 	"\x18CreateWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status2\xea\x01\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status2\xd7\x02\n" +
 	"\x17SettlementEngineService\x12h\n" +
-	"\x11AdvanceSettlement\x12(.interchange.v1.AdvanceSettlementRequest\x1a).interchange.v1.AdvanceSettlementResponse\x12e\n" +
+	"\x11AdvanceSettlement\x12(.interchange.v1.AdvanceSettlementRequest\x1a).interchange.v1.AdvanceSettlementResponse\x12k\n" +
+	"\x12InstructSettlement\x12).interchange.v1.InstructSettlementRequest\x1a*.interchange.v1.InstructSettlementResponse\x12e\n" +
 	"\x10CreateWithdrawal\x12'.interchange.v1.CreateWithdrawalRequest\x1a(.interchange.v1.CreateWithdrawalResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
 
 var (
@@ -327,23 +435,31 @@ func file_interchange_v1_engine_proto_rawDescGZIP() []byte {
 	return file_interchange_v1_engine_proto_rawDescData
 }
 
-var file_interchange_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_interchange_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_interchange_v1_engine_proto_goTypes = []any{
-	(*AdvanceSettlementRequest)(nil),  // 0: interchange.v1.AdvanceSettlementRequest
-	(*AdvanceSettlementResponse)(nil), // 1: interchange.v1.AdvanceSettlementResponse
-	(*CreateWithdrawalRequest)(nil),   // 2: interchange.v1.CreateWithdrawalRequest
-	(*CreateWithdrawalResponse)(nil),  // 3: interchange.v1.CreateWithdrawalResponse
+	(*AdvanceSettlementRequest)(nil),   // 0: interchange.v1.AdvanceSettlementRequest
+	(*AdvanceSettlementResponse)(nil),  // 1: interchange.v1.AdvanceSettlementResponse
+	(*InstructSettlementRequest)(nil),  // 2: interchange.v1.InstructSettlementRequest
+	(*InstructSettlementResponse)(nil), // 3: interchange.v1.InstructSettlementResponse
+	(*CreateWithdrawalRequest)(nil),    // 4: interchange.v1.CreateWithdrawalRequest
+	(*CreateWithdrawalResponse)(nil),   // 5: interchange.v1.CreateWithdrawalResponse
+	(*CreateSettlementRequest)(nil),    // 6: interchange.v1.CreateSettlementRequest
+	(*CreateSettlementResponse)(nil),   // 7: interchange.v1.CreateSettlementResponse
 }
 var file_interchange_v1_engine_proto_depIdxs = []int32{
-	0, // 0: interchange.v1.SettlementEngineService.AdvanceSettlement:input_type -> interchange.v1.AdvanceSettlementRequest
-	2, // 1: interchange.v1.SettlementEngineService.CreateWithdrawal:input_type -> interchange.v1.CreateWithdrawalRequest
-	1, // 2: interchange.v1.SettlementEngineService.AdvanceSettlement:output_type -> interchange.v1.AdvanceSettlementResponse
-	3, // 3: interchange.v1.SettlementEngineService.CreateWithdrawal:output_type -> interchange.v1.CreateWithdrawalResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	6, // 0: interchange.v1.InstructSettlementRequest.instruction:type_name -> interchange.v1.CreateSettlementRequest
+	7, // 1: interchange.v1.InstructSettlementResponse.result:type_name -> interchange.v1.CreateSettlementResponse
+	0, // 2: interchange.v1.SettlementEngineService.AdvanceSettlement:input_type -> interchange.v1.AdvanceSettlementRequest
+	2, // 3: interchange.v1.SettlementEngineService.InstructSettlement:input_type -> interchange.v1.InstructSettlementRequest
+	4, // 4: interchange.v1.SettlementEngineService.CreateWithdrawal:input_type -> interchange.v1.CreateWithdrawalRequest
+	1, // 5: interchange.v1.SettlementEngineService.AdvanceSettlement:output_type -> interchange.v1.AdvanceSettlementResponse
+	3, // 6: interchange.v1.SettlementEngineService.InstructSettlement:output_type -> interchange.v1.InstructSettlementResponse
+	5, // 7: interchange.v1.SettlementEngineService.CreateWithdrawal:output_type -> interchange.v1.CreateWithdrawalResponse
+	5, // [5:8] is the sub-list for method output_type
+	2, // [2:5] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_interchange_v1_engine_proto_init() }
@@ -351,13 +467,14 @@ func file_interchange_v1_engine_proto_init() {
 	if File_interchange_v1_engine_proto != nil {
 		return
 	}
+	file_interchange_v1_interchange_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_interchange_v1_engine_proto_rawDesc), len(file_interchange_v1_engine_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

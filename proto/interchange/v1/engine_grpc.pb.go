@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SettlementEngineService_AdvanceSettlement_FullMethodName = "/interchange.v1.SettlementEngineService/AdvanceSettlement"
-	SettlementEngineService_CreateWithdrawal_FullMethodName  = "/interchange.v1.SettlementEngineService/CreateWithdrawal"
+	SettlementEngineService_AdvanceSettlement_FullMethodName  = "/interchange.v1.SettlementEngineService/AdvanceSettlement"
+	SettlementEngineService_InstructSettlement_FullMethodName = "/interchange.v1.SettlementEngineService/InstructSettlement"
+	SettlementEngineService_CreateWithdrawal_FullMethodName   = "/interchange.v1.SettlementEngineService/CreateWithdrawal"
 )
 
 // SettlementEngineServiceClient is the client API for SettlementEngineService service.
@@ -34,6 +35,10 @@ type SettlementEngineServiceClient interface {
 	// is refused (FailedPrecondition, HTTP 409 equivalent). Funds move on the trading wallets
 	// exactly once per transition.
 	AdvanceSettlement(ctx context.Context, in *AdvanceSettlementRequest, opts ...grpc.CallOption) (*AdvanceSettlementResponse, error)
+	// Records a settlement instruction for a client company as the venue's side (the settlement
+	// engine): unlike endpoint 3, its legs may be payables (negative: the venue pays the
+	// wallet), funded from the venue's settlement wallet. Idempotent like endpoint 3.
+	InstructSettlement(ctx context.Context, in *InstructSettlementRequest, opts ...grpc.CallOption) (*InstructSettlementResponse, error)
 	// Records a pending withdrawal from a trading vault, awaiting the client's confirmation
 	// (endpoint 11).
 	CreateWithdrawal(ctx context.Context, in *CreateWithdrawalRequest, opts ...grpc.CallOption) (*CreateWithdrawalResponse, error)
@@ -51,6 +56,16 @@ func (c *settlementEngineServiceClient) AdvanceSettlement(ctx context.Context, i
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AdvanceSettlementResponse)
 	err := c.cc.Invoke(ctx, SettlementEngineService_AdvanceSettlement_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *settlementEngineServiceClient) InstructSettlement(ctx context.Context, in *InstructSettlementRequest, opts ...grpc.CallOption) (*InstructSettlementResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InstructSettlementResponse)
+	err := c.cc.Invoke(ctx, SettlementEngineService_InstructSettlement_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +93,10 @@ type SettlementEngineServiceServer interface {
 	// is refused (FailedPrecondition, HTTP 409 equivalent). Funds move on the trading wallets
 	// exactly once per transition.
 	AdvanceSettlement(context.Context, *AdvanceSettlementRequest) (*AdvanceSettlementResponse, error)
+	// Records a settlement instruction for a client company as the venue's side (the settlement
+	// engine): unlike endpoint 3, its legs may be payables (negative: the venue pays the
+	// wallet), funded from the venue's settlement wallet. Idempotent like endpoint 3.
+	InstructSettlement(context.Context, *InstructSettlementRequest) (*InstructSettlementResponse, error)
 	// Records a pending withdrawal from a trading vault, awaiting the client's confirmation
 	// (endpoint 11).
 	CreateWithdrawal(context.Context, *CreateWithdrawalRequest) (*CreateWithdrawalResponse, error)
@@ -93,6 +112,9 @@ type UnimplementedSettlementEngineServiceServer struct{}
 
 func (UnimplementedSettlementEngineServiceServer) AdvanceSettlement(context.Context, *AdvanceSettlementRequest) (*AdvanceSettlementResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AdvanceSettlement not implemented")
+}
+func (UnimplementedSettlementEngineServiceServer) InstructSettlement(context.Context, *InstructSettlementRequest) (*InstructSettlementResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InstructSettlement not implemented")
 }
 func (UnimplementedSettlementEngineServiceServer) CreateWithdrawal(context.Context, *CreateWithdrawalRequest) (*CreateWithdrawalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateWithdrawal not implemented")
@@ -137,6 +159,24 @@ func _SettlementEngineService_AdvanceSettlement_Handler(srv interface{}, ctx con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SettlementEngineService_InstructSettlement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InstructSettlementRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SettlementEngineServiceServer).InstructSettlement(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SettlementEngineService_InstructSettlement_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SettlementEngineServiceServer).InstructSettlement(ctx, req.(*InstructSettlementRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _SettlementEngineService_CreateWithdrawal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateWithdrawalRequest)
 	if err := dec(in); err != nil {
@@ -165,6 +205,10 @@ var SettlementEngineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AdvanceSettlement",
 			Handler:    _SettlementEngineService_AdvanceSettlement_Handler,
+		},
+		{
+			MethodName: "InstructSettlement",
+			Handler:    _SettlementEngineService_InstructSettlement_Handler,
 		},
 		{
 			MethodName: "CreateWithdrawal",

@@ -24,6 +24,7 @@ func Policy() authz.Policy {
 		interchangev1.InterchangeService_ListSettlementWalletAddresses_FullMethodName: authz.Users,
 		interchangev1.SettlementEngineService_AdvanceSettlement_FullMethodName:        engine,
 		interchangev1.SettlementEngineService_CreateWithdrawal_FullMethodName:         engine,
+		interchangev1.SettlementEngineService_InstructSettlement_FullMethodName:       engine,
 		pluginv1.PluginService_Validate_FullMethodName:                                authz.System(plugin.ServicedeskSystem),
 		pluginv1.PluginService_Execute_FullMethodName:                                 authz.System(plugin.ServicedeskSystem),
 	}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/ids"
 )
 
 // MaxReasonLength bounds a transition's or a decline's reason.
@@ -39,30 +43,35 @@ func (s *Service) advance(ctx context.Context, trackingID, to, reason string) (S
 	return done, refusal
 }
 
-// carry claims the transition of cur (as read) to status to, moves its funds and finishes
-// it. A refusal is a transition recorded as not carried out (the settlement is finished);
-// err is a transition that did not finish.
+// carry claims the transition of cur (as read) to status to, moves its funds while
+// renewing its lease, and finishes it. A refusal is a transition recorded as not carried
+// out (the settlement keeps its status); err is a transition that did not finish.
 func (s *Service) carry(ctx context.Context, cur Settlement, to, reason string) (done Settlement, refusal, err error) {
 	claimed, err := s.claim(ctx, cur, to, reason)
 	if err != nil {
 		return Settlement{}, nil, err
 	}
-	final, holds, why, refusal, err := s.execute(ctx, claimed)
+	work, stop := s.keepLease(ctx, claimed)
+	out, err := s.execute(work, claimed)
+	if lost := stop(); lost {
+		return Settlement{}, nil, apperr.Conflict(apperr.CodeConflict, "settlement %s was taken over while moving to %s; read its status", cur.TrackingID, to)
+	}
 	if err != nil {
 		s.dropLease(ctx, claimed)
 		return Settlement{}, nil, err
 	}
-	done, err = s.store.finish(ctx, claimed, final, holds, why)
+	done, err = s.store.finish(ctx, claimed, out)
 	if errors.Is(err, apperr.ErrConflict) {
 		return Settlement{}, nil, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", cur.TrackingID)
 	}
 	if err != nil {
 		return Settlement{}, nil, err
 	}
-	return done, refusal, nil
+	return done, out.refusal, nil
 }
 
-// claim records the transition as pending, or takes over a pending one whose lease ran out.
+// claim records the transition as pending under a fresh token, or takes over a pending one
+// whose lease ran out.
 func (s *Service) claim(ctx context.Context, cur Settlement, to, reason string) (Settlement, error) {
 	lease := s.deps.Now().Add(s.deps.Lease).UTC()
 	if p := cur.Pending; p != nil {
@@ -73,62 +82,104 @@ func (s *Service) claim(ctx context.Context, cur Settlement, to, reason string) 
 			return Settlement{}, apperr.Conflict(apperr.CodeConflict, "settlement %s is moving to %s already", cur.TrackingID, to)
 		}
 		next := *p
-		next.LeaseUntil = lease
-		return s.claimed(ctx, cur, next, cur.OpenHolds)
+		next.LeaseUntil, next.Token = lease, ids.Random(16)
+		return s.claimed(ctx, cur, next)
 	}
 	if !Allowed(cur.Status, to) {
 		return Settlement{}, illegal("settlement %s is %s: it cannot move to %s", cur.TrackingID, cur.Status, to)
 	}
-	holds := cur.OpenHolds
-	if phase := phaseOf(to); phase != "" {
-		holds = phase
-	}
-	return s.claimed(ctx, cur, Pending{From: cur.Status, To: to, Reason: reason, LeaseUntil: lease}, holds)
+	return s.claimed(ctx, cur, Pending{From: cur.Status, To: to, Reason: reason, LeaseUntil: lease, Token: ids.Random(16)})
 }
 
-func (s *Service) claimed(ctx context.Context, cur Settlement, p Pending, holds string) (Settlement, error) {
-	out, err := s.store.claim(ctx, cur, p, holds)
+func (s *Service) claimed(ctx context.Context, cur Settlement, p Pending) (Settlement, error) {
+	out, err := s.store.claim(ctx, cur, p)
 	if errors.Is(err, apperr.ErrConflict) {
 		return Settlement{}, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", cur.TrackingID)
 	}
 	return out, err
 }
 
-// execute moves the funds of the claimed transition and returns the status it ends in, the
-// phase whose holds stay open, the reason recorded, and a refusal to answer (the transition
-// recorded as not carried out).
-func (s *Service) execute(ctx context.Context, c Settlement) (final, holds, why string, refusal, err error) {
+// outcome is how a transition ends: the status it leaves, the reason recorded, the PAY_IN
+// bookkeeping, and a refusal to answer (the status kept).
+type outcome struct {
+	status, reason string
+	payInAttempt   int
+	payInHold      string
+	refusal        error
+}
+
+// execute moves the funds of the claimed transition (DESIGN.md §8):
+//   - PAY_IN holds every payer's share into the clearing account, all or nothing; a payer
+//     short of funds leaves it AWAITING_FUNDS, and the next PAY_IN tries a new hold;
+//   - PAY_OUT posts that hold and pays every payee out of the clearing account;
+//   - FAILED releases the hold, or, once paid out, reverses the payments by a new entry
+//     (refused, the settlement staying PAY_OUT, when a payee no longer holds its share).
+func (s *Service) execute(ctx context.Context, c Settlement) (outcome, error) {
 	p := c.Pending
-	switch p.To {
-	case StatusPayIn:
-		ok, err := s.funds.run(ctx, c, phaseOf(StatusPayIn), c.obligations(DirectionIn))
-		if err != nil || ok {
-			return StatusPayIn, "", p.Reason, nil, err
+	out := outcome{status: p.To, reason: p.Reason, payInAttempt: max(c.PayInAttempt, 1), payInHold: c.PayInHold}
+	switch {
+	case p.To == StatusPayIn:
+		held, err := s.funds.holdPayIn(ctx, c)
+		if err != nil || held {
+			if len(c.ofRole(RolePayer)) > 0 {
+				out.payInHold = payInID(c)
+			}
+			return out, err
 		}
-		return StatusAwaitingFunds, c.OpenHolds, "insufficient funds in the client's trading wallets", nil, nil
-	case StatusPayOut:
-		ok, err := s.funds.run(ctx, c, phaseOf(StatusPayOut), c.obligations(DirectionOut))
-		if err != nil || ok {
-			return StatusPayOut, "", p.Reason, nil, err
+		out.status, out.reason, out.payInAttempt = StatusAwaitingFunds, "insufficient funds in a payer's wallet", out.payInAttempt+1
+	case p.To == StatusPayOut:
+		return out, s.funds.payOut(ctx, c)
+	case p.To == StatusFailed && c.Status == StatusPayOut:
+		reversed, err := s.funds.reverse(ctx, c)
+		if err != nil || reversed {
+			return out, err
 		}
-		why := "pay-out refused: insufficient funds in the venue's settlement wallets"
-		return c.Status, c.OpenHolds, why, illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status), nil
-	case StatusFailed:
-		if c.OpenHolds != "" {
-			if err := s.funds.release(ctx, c, c.OpenHolds); err != nil {
-				return "", "", "", nil, err
+		why := "the payments cannot be reversed: a payee no longer holds its share"
+		out.status, out.reason = c.Status, why
+		out.refusal = illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status)
+	case p.To == StatusFailed:
+		return out, s.funds.release(ctx, c)
+	}
+	return out, nil
+}
+
+// keepLease renews the claim's lease every third of it while the transition works, so a
+// long transition (a thousand legs) is never taken over while its runner lives. The
+// returned context ends when the lease is lost; stop ends the renewals and reports whether
+// it was.
+func (s *Service) keepLease(ctx context.Context, c Settlement) (context.Context, func() bool) {
+	work, cancel := context.WithCancel(ctx)
+	var lost atomic.Bool
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(max(s.deps.Lease/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			ok, err := s.store.renew(work, c, s.deps.Now().Add(s.deps.Lease).UTC())
+			if err == nil && !ok {
+				lost.Store(true)
+				cancel()
+				return
 			}
 		}
-		return StatusFailed, "", p.Reason, nil, nil
+	})
+	return work, func() bool {
+		close(quit)
+		wg.Wait()
+		cancel()
+		return lost.Load()
 	}
-	return p.To, c.OpenHolds, p.Reason, nil, nil
 }
 
 // dropLease lets a retry resume a transition whose call failed, at once.
 func (s *Service) dropLease(ctx context.Context, c Settlement) {
-	p := *c.Pending
-	p.LeaseUntil = s.deps.Now().UTC()
-	if _, err := s.store.claim(context.WithoutCancel(ctx), c, p, c.OpenHolds); err != nil {
+	if _, err := s.store.renew(context.WithoutCancel(ctx), c, s.deps.Now().UTC()); err != nil {
 		s.deps.Logger.WarnContext(ctx, "drop settlement lease", "tracking_id", c.TrackingID, "error", err.Error())
 	}
 }

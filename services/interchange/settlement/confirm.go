@@ -31,9 +31,9 @@ func (s *Service) createWithdrawal(ctx context.Context, w Withdrawal) (Withdrawa
 // company's, is 404 ER-102.
 //
 // Money moves in steps that are each idempotent and safe in any interleaving: ACCEPT holds
-// the amount (available → pendingOut; refused without the funds, 409, nothing recorded),
-// records the decision, then settles the hold (the amount leaves ledger and pendingOut).
-// DECLINE records the decision, then releases a hold an ACCEPT may have made. Any call that
+// the amount in trading's journal (refused without the funds, 409, nothing recorded),
+// records the decision, then posts the hold (the amount leaves the wallet). DECLINE records
+// the decision, then voids a hold an ACCEPT may have placed. Any call that
 // finds a decision drives its step again, so a call cut short is completed by a repeat, or
 // by the recovery sweeper when nobody repeats it.
 func (s *Service) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
@@ -72,8 +72,12 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 	target := WithdrawalDeclined
 	if decision == DecisionAccept {
 		target, reason = WithdrawalAccepted, ""
-		if err := s.funds.withdraw(ctx, w, "hold"); err != nil {
-			return Withdrawal{}, refusal(err)
+		held, err := s.funds.holdWithdrawal(ctx, w)
+		if err != nil {
+			return Withdrawal{}, err
+		}
+		if !held {
+			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
 		}
 	}
 	next, err := s.store.decide(ctx, w, target, reason)
@@ -97,30 +101,14 @@ func (s *Service) finishWithdrawal(ctx context.Context, w Withdrawal) error {
 	return s.store.completeWithdrawal(ctx, w)
 }
 
-// complete drives the money step of a decided withdrawal: settle an accepted one's hold,
-// release a declined one's (a hold is asked for first, so only one that exists is released;
-// one that cannot be made was never made).
+// complete drives the money step of a decided withdrawal: post an accepted one's hold,
+// void a declined one's (if an ACCEPT placed one).
 func (s *Service) complete(ctx context.Context, w Withdrawal) error {
 	switch w.Status {
 	case WithdrawalAccepted:
-		return refusal(s.funds.withdraw(ctx, w, "settle"))
+		return s.funds.settleWithdrawal(ctx, w)
 	case WithdrawalDeclined:
-		err := s.funds.withdraw(ctx, w, "hold")
-		if neverHeld(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return s.funds.withdraw(ctx, w, "release")
+		return s.funds.releaseWithdrawal(ctx, w)
 	}
 	return nil
-}
-
-// refusal turns trading's refusal for lack of funds into the caller's 409.
-func refusal(err error) error {
-	if errors.Is(err, errInsufficient) {
-		return apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
-	}
-	return err
 }

@@ -19,16 +19,23 @@ import (
 // NewTrackingID returns a fresh settlement tracking id, STL- plus 16 alphanumerics.
 func NewTrackingID() string { return "STL-" + ids.Random(16) }
 
-// CreateSettlement serves endpoint 3. It is idempotent by the company's settlementRequestId:
-// the same instruction again gets the first answer, another instruction under the same id
-// is 409 ER-104. Racing creates may each validate, but only one settlement is stored and all
-// get its answer.
+// CreateSettlement serves endpoint 3 for the caller's company. It is idempotent by the
+// company's settlementRequestId: the same instruction again gets the first answer, another
+// instruction under the same id is 409 ER-104. Racing creates may each validate, but only
+// one settlement is stored and all get its answer. A client's own instruction holds
+// receivables only (a payable is 403).
 func (s *Service) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
 	company, err := companyCaller(ctx, true)
 	if err != nil {
 		return nil, err
 	}
-	in, err := ParseInstruction(company, req)
+	return s.create(ctx, company, req, false, forwardCaller(ctx))
+}
+
+// create validates and stores an instruction for company; walletCtx reads its wallets
+// from trading as that company.
+func (s *Service) create(ctx context.Context, company string, req *interchangev1.CreateSettlementRequest, payables bool, walletCtx context.Context) (*interchangev1.CreateSettlementResponse, error) {
+	in, err := ParseInstruction(company, req, s.rules(payables))
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +46,12 @@ func (s *Service) CreateSettlement(ctx context.Context, req *interchangev1.Creat
 	if !errors.Is(err, apperr.ErrNotFound) {
 		return nil, err
 	}
-	if err := s.checkWallets(ctx, in); err != nil {
+	if err := s.checkWallets(walletCtx, in); err != nil {
 		return nil, err
 	}
 	now := s.store.stamp()
 	in.TrackingID, in.Status, in.Version, in.CreatedAt, in.UpdatedAt = NewTrackingID(), StatusReceived, 1, now, now
+	in.PayInAttempt = 1
 	in.History = []Step{{To: StatusReceived, At: now}}
 	stored, inserted, err := s.store.insertSettlement(ctx, in)
 	if err != nil {
@@ -100,7 +108,8 @@ func (s *Service) checkWallets(ctx context.Context, in Settlement) error {
 	return nil
 }
 
-// lookupWallets reads the legs' wallets from trading in one call, as the caller.
+// lookupWallets reads the legs' wallets from trading in one call, in ctx (the caller's
+// forwarded principal, or interchange acting for the company).
 func (s *Service) lookupWallets(ctx context.Context, legs []Leg) (map[string]tradingWallet, error) {
 	if s.deps.Wallets == nil {
 		return nil, errors.New("trading wallets client is not wired")
@@ -112,7 +121,7 @@ func (s *Service) lookupWallets(ctx context.Context, legs []Leg) (map[string]tra
 		}
 	}
 	limit := int32(len(walletIDs))
-	resp, err := s.deps.Wallets.SearchWallets(forwardCaller(ctx), &tradingv1.SearchWalletsRequest{Ids: walletIDs, PaginationLimit: &limit})
+	resp, err := s.deps.Wallets.SearchWallets(ctx, &tradingv1.SearchWalletsRequest{Ids: walletIDs, PaginationLimit: &limit})
 	if err != nil {
 		return nil, fmt.Errorf("read trading wallets: %w", err)
 	}
@@ -131,4 +140,10 @@ func forwardCaller(ctx context.Context) context.Context {
 		return ctx
 	}
 	return metadata.AppendToOutgoingContext(ctx, principal.MetadataKey, tokens[0])
+}
+
+// actingFor is a context in which interchange reads trading as company (the settlement
+// engine's instructions name a client's wallets; trading scopes the read to it).
+func (s *Service) actingFor(ctx context.Context, company string) (context.Context, error) {
+	return s.deps.Signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: MovementSystem, CompanyID: company})
 }

@@ -43,6 +43,27 @@ func (e engine) AdvanceSettlement(ctx context.Context, req *interchangev1.Advanc
 	return &interchangev1.AdvanceSettlementResponse{SettlementTrackingId: s.TrackingID, Status: s.Status}, nil
 }
 
+// InstructSettlement records an instruction for a client company as the venue's side: its
+// legs may be payables.
+func (e engine) InstructSettlement(ctx context.Context, req *interchangev1.InstructSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
+	if err := requireEngine(ctx); err != nil {
+		return nil, err
+	}
+	company := req.GetCompanyId()
+	if err := checkID("companyId", company, companyPattern); err != nil {
+		return nil, err
+	}
+	walletCtx, err := e.svc.actingFor(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.svc.create(ctx, company, req.GetInstruction(), true, walletCtx)
+	if err != nil {
+		return nil, err
+	}
+	return &interchangev1.InstructSettlementResponse{Result: res}, nil
+}
+
 // CreateWithdrawal records a pending withdrawal from a company's trading wallet; it is
 // idempotent by transferId (the same withdrawal again answers its current status, another
 // one under the same id is 409 ER-104).

@@ -5,141 +5,200 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/principal"
 )
 
 // MovementSystem is interchange's identity towards trading's ledger API.
 const MovementSystem = "interchange"
 
-// errInsufficient marks a movement trading refused because a balance would go negative.
-var errInsufficient = errors.New("insufficient funds")
+// Outcomes of a money step that are not errors.
+var (
+	errInsufficient = errors.New("insufficient funds")
+	// errLedger is a ledger answer that contradicts the settlement's own record (a hold
+	// posted that the settlement never posted, a clearing account short of what it holds):
+	// an internal error, never papered over.
+	errLedger = errors.New("ledger disagrees with the settlement")
+)
 
-// Venue settlement wallets, trading's convention (trading.VenueWalletID): one per venue and
-// currency, `<venueId>-ISW-<currency>`, owned by `VENUE-<venueId>`.
-func venueWallet(venueID, currency string) (companyID, walletID string) {
-	return "VENUE-" + venueID, venueID + "-ISW-" + currency
-}
-
-// funds moves money on trading wallets through trading's ledger API. Every movement has a
-// deterministic id, so a retried or concurrent step never moves twice.
+// funds drives trading's journal for settlements and withdrawals. Interchange holds no
+// balances: every step is one journal entry with a deterministic id, so a retried, resumed
+// or concurrent step is the same entry and moves nothing twice.
 type funds struct {
 	ledger tradingv1.TradingLedgerServiceClient
 	signer *principal.Signer
 }
 
-// side is one wallet of a movement.
-type side struct{ companyID, walletID string }
-
-// parties returns who pays and who is paid for o of settlement s.
-func parties(s Settlement, o Obligation) (payer, payee side) {
-	venueCompany, venueID := venueWallet(s.VenueID, o.Currency)
-	client, venue := side{s.CompanyID, o.WalletID}, side{venueCompany, venueID}
-	if o.Direction == DirectionOut {
-		return venue, client
-	}
-	return client, venue
+// Entry ids of a settlement.
+func payInID(s Settlement) string {
+	return fmt.Sprintf("stl:%s:payin:%d", s.TrackingID, max(s.PayInAttempt, 1))
+}
+func payOutID(s Settlement) string { return "stl:" + s.TrackingID + ":payout" }
+func reverseID(s Settlement) string {
+	return "stl:" + s.TrackingID + ":reverse"
 }
 
-// run moves the obligations of one phase: first a hold on every payer (available →
-// pendingOut), which is the funds check; only when all are held, each is settled (the payer's
-// ledger and pendingOut go down) and credited to the payee. It reports false when a hold is
-// refused for lack of funds: the holds made stay open (Settlement.OpenHolds).
-func (f funds) run(ctx context.Context, s Settlement, phase string, obs []Obligation) (bool, error) {
-	for _, o := range obs {
-		payer, _ := parties(s, o)
-		err := f.move(ctx, s, o, phase, "hold", payer, "-"+o.Amount, "", o.Amount)
-		if errors.Is(err, errInsufficient) {
-			return false, nil
-		}
+// clearing is the settlement's clearing account in trading's journal.
+func clearing(s Settlement) string { return "clearing:" + s.TrackingID }
+
+// holdPayIn places PAY_IN's hold: every payer's share moves from available to pending, into
+// the settlement's clearing account, in one entry (all or nothing). It reports false when a
+// payer lacks the funds (nothing held).
+func (f funds) holdPayIn(ctx context.Context, s Settlement) (bool, error) {
+	payers := s.ofRole(RolePayer)
+	if len(payers) == 0 {
+		return true, nil
+	}
+	legs := sharesLegs(payers, tradingv1.LegSide_LEG_SIDE_DEBIT)
+	legs = append(legs, clearingLegs(s, payers, tradingv1.LegSide_LEG_SIDE_CREDIT)...)
+	return f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: payInID(s), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
+		Legs: legs, Code: "settlement.payin", BusinessKey: s.TrackingID})
+}
+
+// payOut posts PAY_IN's hold into the clearing account and pays every payee out of it.
+func (f funds) payOut(ctx context.Context, s Settlement) error {
+	if s.PayInHold != "" {
+		out, err := f.resolve(ctx, s.PayInHold, s.PayInHold+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, "settlement.post")
 		if err != nil {
-			return false, err
+			return err
+		}
+		if !done(out) {
+			return fmt.Errorf("%w: post of %s answered %s", errLedger, s.PayInHold, out)
 		}
 	}
-	for _, o := range obs {
-		payer, payee := parties(s, o)
-		if err := f.move(ctx, s, o, phase, "settle", payer, "", "-"+o.Amount, "-"+o.Amount); err != nil {
-			return false, err
-		}
-		if err := f.move(ctx, s, o, phase, "credit", payee, o.Amount, o.Amount, ""); err != nil {
-			return false, err
-		}
+	payees := s.ofRole(RolePayee)
+	if len(payees) == 0 {
+		return nil
 	}
-	return true, nil
+	legs := clearingLegs(s, payees, tradingv1.LegSide_LEG_SIDE_DEBIT)
+	legs = append(legs, sharesLegs(payees, tradingv1.LegSide_LEG_SIDE_CREDIT)...)
+	ok, err := f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: payOutID(s), Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
+		Legs: legs, Code: "settlement.payout", BusinessKey: s.TrackingID})
+	if err == nil && !ok {
+		return fmt.Errorf("%w: the clearing account of %s cannot pay its payees", errLedger, s.TrackingID)
+	}
+	return err
 }
 
-// release gives back the holds a phase may have left open. A hold is asked for again first
-// (a no-op when it was made, or one made now): only a hold that exists is released, so a
-// hold that was never made is never "released" out of other funds.
-func (f funds) release(ctx context.Context, s Settlement, phase string) error {
-	direction := map[string]string{phaseOf(StatusPayIn): DirectionIn, phaseOf(StatusPayOut): DirectionOut}[phase]
-	for _, o := range s.obligations(direction) {
-		payer, _ := parties(s, o)
-		err := f.move(ctx, s, o, phase, "hold", payer, "-"+o.Amount, "", o.Amount)
-		if neverHeld(err) {
+// release voids PAY_IN's hold, if one was placed and not posted: the payers get back
+// exactly what was held. A hold of the current attempt that was never applied is nothing
+// to release.
+func (f funds) release(ctx context.Context, s Settlement) error {
+	for _, hold := range []string{s.PayInHold, payInID(s)} {
+		if hold == "" {
 			continue
 		}
+		out, err := f.resolve(ctx, hold, hold+":void", tradingv1.ResolveKind_RESOLVE_KIND_VOID, "settlement.release")
 		if err != nil {
 			return err
 		}
-		if err := f.move(ctx, s, o, "FAILED", "release", payer, o.Amount, "", "-"+o.Amount); err != nil {
-			return err
+		if out == tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED {
+			return fmt.Errorf("%w: %s is posted, it cannot be released", errLedger, hold)
 		}
 	}
 	return nil
 }
 
-// neverHeld reports whether a hold asked for again was refused: a hold that cannot be made
-// now (no funds, no such wallet or currency) was never made, as a repeat of one that was
-// made is answered as applied.
-func neverHeld(err error) bool {
-	c := status.Code(err)
-	return errors.Is(err, errInsufficient) || c == codes.NotFound || c == codes.InvalidArgument
+// reverse undoes a paid-out settlement by a new entry: every payee pays back its share and
+// every payer gets its share back. It reports false when a payee no longer holds it.
+func (f funds) reverse(ctx context.Context, s Settlement) (bool, error) {
+	legs := sharesLegs(s.ofRole(RolePayee), tradingv1.LegSide_LEG_SIDE_DEBIT)
+	legs = append(legs, sharesLegs(s.ofRole(RolePayer), tradingv1.LegSide_LEG_SIDE_CREDIT)...)
+	if len(legs) == 0 {
+		return true, nil
+	}
+	return f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: reverseID(s), Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
+		Legs: legs, Code: "settlement.reverse", BusinessKey: s.TrackingID})
 }
 
-// move applies one movement of settlement s, id <trackingId>:<phase>:<obligation>:<step>.
-func (f funds) move(ctx context.Context, s Settlement, o Obligation, phase, step string, w side, available, ledger, pendingOut string) error {
-	id := fmt.Sprintf("%s:%s:%s:%s", s.TrackingID, phase, o.Key, step)
-	return f.apply(ctx, id, w, o.Currency, "settlement "+s.TrackingID+" "+step, available, ledger, pendingOut)
+func sharesLegs(shares []Share, side tradingv1.LegSide) []*tradingv1.JournalLeg {
+	out := make([]*tradingv1.JournalLeg, 0, len(shares))
+	for _, sh := range shares {
+		out = append(out, &tradingv1.JournalLeg{CompanyId: sh.CompanyID, Account: sh.WalletID, Currency: sh.Currency, Side: side, Amount: sh.Amount})
+	}
+	return out
 }
 
-// withdraw applies one step of withdrawal w, id WD:<transferId>:<step>: hold (available →
-// pendingOut), settle (the held amount leaves: ledger and pendingOut go down) or release
-// (pendingOut → available).
-func (f funds) withdraw(ctx context.Context, w Withdrawal, step string) error {
-	a, minus := w.Amount, "-"+w.Amount
-	d := map[string][3]string{"hold": {minus, "", a}, "settle": {"", minus, minus}, "release": {a, "", minus}}[step]
-	return f.apply(ctx, "WD:"+w.TransferID+":"+step, side{w.CompanyID, w.WalletID}, w.Currency, "withdrawal "+w.TransferID+" "+step, d[0], d[1], d[2])
+// clearingLegs are the clearing account's side of shares: one leg per currency.
+func clearingLegs(s Settlement, shares []Share, side tradingv1.LegSide) []*tradingv1.JournalLeg {
+	totals := map[string]string{}
+	var order []string
+	for _, sh := range shares {
+		if _, ok := totals[sh.Currency]; !ok {
+			order = append(order, sh.Currency)
+		}
+		totals[sh.Currency] = addDecimal(totals[sh.Currency], sh.Amount)
+	}
+	out := make([]*tradingv1.JournalLeg, 0, len(order))
+	for _, cur := range order {
+		out = append(out, &tradingv1.JournalLeg{Account: clearing(s), Currency: cur, Side: side, Amount: totals[cur]})
+	}
+	return out
 }
 
-// apply sends one movement to trading as interchange. A refusal for lack of funds is
-// errInsufficient.
-func (f funds) apply(ctx context.Context, id string, w side, currency, reason, available, ledger, pendingOut string) error {
+// record sends one entry; it reports false for a lack of funds.
+func (f funds) record(ctx context.Context, req *tradingv1.RecordEntryRequest) (bool, error) {
 	ctx, err := f.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: MovementSystem})
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = f.ledger.ApplyMovement(ctx, &tradingv1.ApplyMovementRequest{MovementId: id, CompanyId: w.companyID, WalletId: w.walletID,
-		Currency: currency, AvailableDelta: available, LedgerDelta: ledger, PendingOutDelta: pendingOut, Reason: reason})
-	if status.Code(err) == codes.FailedPrecondition {
-		return fmt.Errorf("movement %s: %w: %s", id, errInsufficient, status.Convert(err).Message())
-	}
+	resp, err := f.ledger.RecordEntry(ctx, req)
 	if err != nil {
-		return fmt.Errorf("movement %s: %w", id, err)
+		return false, fmt.Errorf("entry %s: %w", req.GetEntryId(), err)
 	}
-	return nil
+	return resp.GetOutcome() != tradingv1.EntryOutcome_ENTRY_OUTCOME_INSUFFICIENT_FUNDS, nil
 }
 
-// phaseOf names the movements of a transition into status: PAY_IN, PAY_OUT.
-func phaseOf(status string) string {
-	switch status {
-	case StatusPayIn:
-		return "PAY_IN"
-	case StatusPayOut:
-		return "PAY_OUT"
+// resolve posts or voids a hold and answers the outcome.
+func (f funds) resolve(ctx context.Context, hold, id string, kind tradingv1.ResolveKind, code string) (tradingv1.EntryOutcome, error) {
+	ctx, err := f.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: MovementSystem})
+	if err != nil {
+		return 0, err
 	}
-	return ""
+	resp, err := f.ledger.ResolveHold(ctx, &tradingv1.ResolveHoldRequest{EntryId: id, HoldId: hold, Kind: kind, Code: code})
+	if err != nil {
+		return 0, fmt.Errorf("resolve %s: %w", hold, err)
+	}
+	return resp.GetOutcome(), nil
+}
+
+// done reports whether a resolution is in place (by this call or an earlier one).
+func done(o tradingv1.EntryOutcome) bool {
+	return o == tradingv1.EntryOutcome_ENTRY_OUTCOME_APPLIED || o == tradingv1.EntryOutcome_ENTRY_OUTCOME_REPLAYED
+}
+
+// addDecimal adds two canonical decimal strings ("" is zero).
+func addDecimal(a, b string) string { return amount.MustStored(a).Add(amount.MustStored(b)).String() }
+
+// withdrawalHold is the hold of withdrawal w's amount.
+func withdrawalHold(w Withdrawal) string { return "wd:" + w.TransferID + ":hold" }
+
+// holdWithdrawal reserves w's amount on its wallet (available → pending out) for the world
+// outside; it reports false when the wallet lacks it.
+func (f funds) holdWithdrawal(ctx context.Context, w Withdrawal) (bool, error) {
+	return f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: withdrawalHold(w), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
+		Code: "withdrawal.hold", BusinessKey: w.TransferID, Legs: []*tradingv1.JournalLeg{
+			{CompanyId: w.CompanyID, Account: w.WalletID, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: w.Amount},
+			{Account: "world:withdrawals", Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: w.Amount},
+		}})
+}
+
+// settleWithdrawal posts an accepted withdrawal's hold: the amount leaves the wallet.
+func (f funds) settleWithdrawal(ctx context.Context, w Withdrawal) error {
+	out, err := f.resolve(ctx, withdrawalHold(w), "wd:"+w.TransferID+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, "withdrawal.post")
+	if err == nil && !done(out) {
+		return fmt.Errorf("%w: post of %s answered %s", errLedger, withdrawalHold(w), out)
+	}
+	return err
+}
+
+// releaseWithdrawal voids a declined withdrawal's hold, if one was placed (an ACCEPT that
+// lost the race to the DECLINE may have placed it).
+func (f funds) releaseWithdrawal(ctx context.Context, w Withdrawal) error {
+	out, err := f.resolve(ctx, withdrawalHold(w), "wd:"+w.TransferID+":void", tradingv1.ResolveKind_RESOLVE_KIND_VOID, "withdrawal.release")
+	if err == nil && out == tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED {
+		return fmt.Errorf("%w: %s is posted, it cannot be released", errLedger, withdrawalHold(w))
+	}
+	return err
 }

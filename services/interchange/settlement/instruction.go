@@ -7,18 +7,20 @@ import (
 	"regexp"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
 // Limits of a settlement instruction.
 const (
 	MaxIDLength        = 64
-	MaxLegs            = 1000
+	DefaultMaxLegs     = 1000
 	MaxAddresses       = 100
 	MaxAddressLength   = 128
 	MaxMemoLength      = 128
@@ -32,11 +34,24 @@ var (
 	requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 )
 
+// Rules bound an instruction: legs per settlement, the gross amount per currency, and who
+// may instruct payables.
+type Rules struct {
+	MaxLegs int
+	// MaxGross bounds, per currency, the sum of the legs' sizes; a currency without a bound
+	// is refused.
+	MaxGross map[string]amount.Amount
+	// Payables allows negative legs (the venue pays the wallet). A client's own instruction
+	// holds receivables only: payables move the venue's money and come from the venue's side
+	// (the settlement engine).
+	Payables bool
+}
+
 // ParseInstruction validates endpoint 3's body field by field (each error names its field
 // as a JSON path, e.g. settlements[1].amount) and returns the settlement it describes, for
-// companyID, with its obligations and body hash. Trading wallets are checked later
+// companyID, with its shares and body hash. Trading wallets are checked later
 // (checkWallets), once the request is known not to repeat an earlier one.
-func ParseInstruction(companyID string, req *interchangev1.CreateSettlementRequest) (Settlement, error) {
+func ParseInstruction(companyID string, req *interchangev1.CreateSettlementRequest, rules Rules) (Settlement, error) {
 	h := req.GetHeader()
 	if h == nil {
 		return Settlement{}, apperr.Missing("header")
@@ -51,7 +66,10 @@ func ParseInstruction(companyID string, req *interchangev1.CreateSettlementReque
 	if s.Addresses, err = parseAddresses(h.GetReceivableAddresses()); err != nil {
 		return Settlement{}, err
 	}
-	if s.Legs, err = parseLegs(req.GetSettlements()); err != nil {
+	if s.Legs, err = parseLegs(req.GetSettlements(), rules.MaxLegs); err != nil {
+		return Settlement{}, err
+	}
+	if err := rules.check(s.Legs); err != nil {
 		return Settlement{}, err
 	}
 	if int(h.GetInstructionCount()) != len(s.Legs) {
@@ -61,7 +79,7 @@ func ParseInstruction(companyID string, req *interchangev1.CreateSettlementReque
 	if s.Nets, err = parseNets(req.GetNetSettlements()); err != nil {
 		return Settlement{}, err
 	}
-	if s.Obligations, err = obligations(s.Legs, s.Nets); err != nil {
+	if s.Shares, err = shares(companyID, s.VenueID, s.Legs, s.Nets); err != nil {
 		return Settlement{}, err
 	}
 	if s.BodyHash, err = bodyHash(req); err != nil {
@@ -145,4 +163,33 @@ func bodyHash(req *interchangev1.CreateSettlementRequest) (string, error) {
 	}
 	sum := sha256.Sum256(c)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// check applies the rules to parsed legs.
+func (r Rules) check(legs []Leg) error {
+	gross := map[string]amount.Amount{}
+	for i, l := range legs {
+		a := amount.MustStored(l.Amount)
+		if a.Sign() < 0 && !r.Payables {
+			return &apperr.Error{Status: codes.PermissionDenied, Code: apperr.CodeForbidden, Field: fmt.Sprintf("settlements[%d].amount", i),
+				Message: fmt.Sprintf("settlements[%d].amount %s is a payable: payables move the venue's money and are instructed by the venue, a client's instruction holds receivables only", i, l.Amount)}
+		}
+		gross[l.Currency] = gross[l.Currency].Add(a.Abs())
+	}
+	for cur, g := range gross {
+		bound, ok := r.MaxGross[cur]
+		if !ok || g.Cmp(bound) > 0 {
+			return apperr.Invalid(apperr.CodeLength, "settlements", "the %s settlements add up to %s, beyond the %s per settlement allowed", cur, g, bound)
+		}
+	}
+	return nil
+}
+
+// DefaultMaxGross is the default bound of one settlement's gross amount per currency.
+func DefaultMaxGross() map[string]amount.Amount {
+	out := map[string]amount.Amount{}
+	for cur, v := range map[string]string{"BTC": "10000", "ETH": "200000", "USDC": "500000000", "EURC": "500000000", "XLM": "5000000000", "XRP": "1000000000"} {
+		out[cur] = amount.MustStored(v)
+	}
+	return out
 }

@@ -1,28 +1,23 @@
 package settlement
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
-// canonicalDecimal is a canonical decimal string: no sign, exponent, leading zeros or
-// trailing fractional zeros ("1.5", "0.25"; not "1.50", "01", "+1", "1e3").
-var canonicalDecimal = regexp.MustCompile(`^(0|[1-9][0-9]{0,29})(\.[0-9]{0,17}[1-9])?$`)
-
-func parseLegs(in []*interchangev1.Settlement) ([]Leg, error) {
+func parseLegs(in []*interchangev1.Settlement, maxLegs int) ([]Leg, error) {
 	if len(in) == 0 {
 		return nil, apperr.Invalid(apperr.CodeEmptyList, "settlements", "settlements must hold at least one settlement")
 	}
-	if len(in) > MaxLegs {
-		return nil, apperr.Invalid(apperr.CodeLength, "settlements", "settlements holds more than %d settlements", MaxLegs)
+	if len(in) > maxLegs {
+		return nil, apperr.Invalid(apperr.CodeLength, "settlements", "settlements holds more than %d settlements", maxLegs)
 	}
 	out := make([]Leg, 0, len(in))
 	external := map[string]int{}
@@ -35,8 +30,12 @@ func parseLegs(in []*interchangev1.Settlement) ([]Leg, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := parseAmount(field("amount"), l.GetAmount(), cur.Decimals, false); err != nil {
+		a, err := parseAmount(field("amount"), l.GetAmount(), cur.Decimals, true)
+		if err != nil {
 			return nil, err
+		}
+		if a.IsZero() {
+			return nil, apperr.Invalid(apperr.CodeFormat, field("amount"), "%s must not be zero (positive: the wallet pays the venue; negative: the venue pays the wallet)", field("amount"))
 		}
 		if err := checkExternalID(field("externalSettlementId"), l.GetExternalSettlementId(), i, external); err != nil {
 			return nil, err
@@ -120,26 +119,22 @@ func isCurrency(code string) bool {
 
 func isLedger(code string) bool { return slices.Contains(ledger.Ledgers(), code) }
 
-// parseAmount checks a canonical decimal no finer than the currency's base unit: positive,
-// or (signed) any sign and zero too.
-func parseAmount(field, s string, places int32, signed bool) (decimal.Decimal, error) {
+// parseAmount reads a canonical decimal no finer than the currency's base unit: positive,
+// or (signed) of any sign, zero included.
+func parseAmount(field, s string, places int32, signed bool) (amount.Amount, error) {
 	if s == "" {
-		return decimal.Zero, apperr.Missing(field)
+		return amount.Zero, apperr.Missing(field)
 	}
-	body := s
-	if signed && len(s) > 1 && s[0] == '-' {
-		body = s[1:]
+	read, kind := amount.ParsePositiveAmount, "a positive"
+	if signed {
+		read, kind = amount.ParseSigned, "a signed"
 	}
-	d, err := decimal.NewFromString(s)
-	if err != nil || !canonicalDecimal.MatchString(body) || s == "-0" || (!signed && !d.IsPositive()) {
-		kind := "a positive"
-		if signed {
-			kind = "a signed"
-		}
-		return decimal.Zero, apperr.Invalid(apperr.CodeFormat, field, "%s must be %s canonical decimal such as \"1.5\", got %q", field, kind, s)
+	a, err := read(s, places)
+	switch {
+	case errors.Is(err, amount.ErrTooFine):
+		return amount.Zero, apperr.Invalid(apperr.CodeFormat, field, "%s has more than %d decimals", field, places)
+	case err != nil:
+		return amount.Zero, apperr.Invalid(apperr.CodeFormat, field, "%s must be %s canonical decimal such as \"1.5\", got %q", field, kind, s)
 	}
-	if -d.Exponent() > places {
-		return decimal.Zero, apperr.Invalid(apperr.CodeFormat, field, "%s has more than %d decimals", field, places)
-	}
-	return d, nil
+	return a, nil
 }

@@ -2,16 +2,46 @@ package settlement
 
 import (
 	"fmt"
-
-	"github.com/shopspring/decimal"
+	"slices"
+	"strings"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 )
 
-// parseNets validates netSettlements. A net amount is a signed canonical decimal seen from
-// the client: positive, the client owes the venue that much of the currency (a receivable);
-// negative, the venue owes the client (a payable); zero, the legs cancel out.
+// Netting (docs/decisions.md, "Settlement rules"). A leg's amount is signed, seen from its
+// counterparty wallet: positive, the wallet pays the venue (a receivable); negative, the
+// venue pays the wallet (a payable). Per currency:
+//
+//   - without a net settlement, every leg settles on its own: a receivable is paid by its
+//     wallet, a payable by the venue's settlement wallet;
+//   - with one, its amount must equal the sum of that currency's legs exactly; each wallet's
+//     legs net to one amount (it pays a positive one, is paid a negative one's size), and the
+//     venue pays only the net payout (a negative net) or is paid the net receipt (a positive
+//     one).
+//
+// Either way the payers' amounts equal the payees' per currency: PAY_IN holds every payer's
+// amount into the settlement's clearing account, PAY_OUT posts the holds and pays the
+// payees out of that account, which cannot pay out more than it holds and ends at zero.
+
+// Roles of a share.
+const (
+	RolePayer = "PAYER"
+	RolePayee = "PAYEE"
+)
+
+// Share is what one account pays into or is paid out of the settlement in one currency.
+type Share struct {
+	Role      string
+	CompanyID string // the wallet's company; VENUE-<venueId> for the venue's settlement wallet
+	WalletID  string
+	Currency  string
+	Amount    string // positive canonical decimal
+}
+
+// parseNets validates netSettlements: a supported currency on its ledger, once each, and a
+// signed canonical amount no finer than its base unit.
 func parseNets(in []*interchangev1.NetSettlement) ([]Net, error) {
 	out := make([]Net, 0, len(in))
 	seen := map[string]int{}
@@ -33,60 +63,135 @@ func parseNets(in []*interchangev1.NetSettlement) ([]Net, error) {
 	return out, nil
 }
 
-// obligations derives what moves. A currency without a net settlement moves leg by leg,
-// each leg a receivable (the contract's legs carry positive amounts and no direction). A
-// netted currency moves once, by its net amount, in the net's direction: its legs must all
-// name one trading wallet, share the net's ledger and add up to at least the net's size.
-func obligations(legs []Leg, nets []Net) ([]Obligation, error) {
-	netted := map[string]bool{}
-	var out []Obligation
+// shares derives who pays and who is paid, after checking each net against its legs.
+func shares(companyID, venueID string, legs []Leg, nets []Net) ([]Share, error) {
+	netted := map[string]amount.Amount{}
 	for i, n := range nets {
-		o, err := netObligation(i, n, legs)
+		sum, err := netSum(i, n, legs)
 		if err != nil {
 			return nil, err
 		}
-		netted[n.Currency] = true
-		if o.Amount != "0" {
-			out = append(out, o)
-		}
+		netted[n.Currency] = sum
 	}
-	for i, l := range legs {
-		if !netted[l.Currency] {
-			out = append(out, Obligation{Key: fmt.Sprintf("leg%d", i+1), WalletID: l.WalletID, Currency: l.Currency,
-				Amount: l.Amount, Direction: DirectionIn})
+	b := newShareBook(companyID, venueID)
+	for _, l := range legs {
+		a := amount.MustStored(l.Amount)
+		if _, ok := netted[l.Currency]; ok {
+			b.add(l.WalletID, l.Currency, a)
+			continue
 		}
+		b.gross(l.WalletID, l.Currency, a)
 	}
-	return out, nil
+	for cur, net := range netted {
+		b.venue(cur, net.Neg())
+	}
+	return b.shares(), nil
 }
 
-func netObligation(i int, n Net, legs []Leg) (Obligation, error) {
+// netSum checks that a net settlement equals the sum of its currency's legs, on its ledger.
+func netSum(i int, n Net, legs []Leg) (amount.Amount, error) {
 	field := func(name string) string { return fmt.Sprintf("netSettlements[%d].%s", i, name) }
-	gross, wallet := decimal.Zero, ""
+	sum, found := amount.Zero, false
 	for j, l := range legs {
 		if l.Currency != n.Currency {
 			continue
 		}
 		if l.Ledger != n.Ledger {
-			return Obligation{}, apperr.Invalid(apperr.CodeFormat, field("ledger"), "%s %s differs from settlements[%d].ledger %s", field("ledger"), n.Ledger, j, l.Ledger)
+			return amount.Zero, apperr.Invalid(apperr.CodeFormat, field("ledger"), "%s %s differs from settlements[%d].ledger %s", field("ledger"), n.Ledger, j, l.Ledger)
 		}
-		if wallet != "" && l.WalletID != wallet {
-			return Obligation{}, apperr.Invalid(apperr.CodeFormat, field("currency"),
-				"%s %s: its settlements name several wallets (%s, %s); a net settlement moves on one", field("currency"), n.Currency, wallet, l.WalletID)
+		sum, found = sum.Add(amount.MustStored(l.Amount)), true
+	}
+	if !found {
+		return amount.Zero, apperr.Invalid(apperr.CodeFormat, field("currency"), "%s %s has no settlement to net", field("currency"), n.Currency)
+	}
+	if !sum.Equal(amount.MustStored(n.Amount)) {
+		return amount.Zero, apperr.Invalid(apperr.CodeFormat, field("amount"),
+			"%s %s must equal the sum of the %s settlements, %s (positive: the client pays the venue)", field("amount"), n.Amount, n.Currency, sum)
+	}
+	return sum, nil
+}
+
+// shareBook adds up signed amounts per account and currency: positive pays, negative is paid.
+type shareBook struct {
+	companyID, venueID string
+	net                map[[2]string]amount.Amount // (wallet, currency) → signed net
+	payers             map[[2]string]amount.Amount // gross legs keep both sides apart
+	payees             map[[2]string]amount.Amount
+}
+
+func newShareBook(companyID, venueID string) *shareBook {
+	return &shareBook{companyID: companyID, venueID: venueID, net: map[[2]string]amount.Amount{}, payers: map[[2]string]amount.Amount{}, payees: map[[2]string]amount.Amount{}}
+}
+
+func (b *shareBook) add(wallet, cur string, a amount.Amount) {
+	k := [2]string{wallet, cur}
+	b.net[k] = b.net[k].Add(a)
+}
+
+// gross books a leg settled on its own: the wallet and the venue each pay or are paid.
+func (b *shareBook) gross(wallet, cur string, a amount.Amount) {
+	venue := [2]string{venueWallet(b.venueID, cur), cur}
+	payer, payee := [2]string{wallet, cur}, venue
+	if a.Sign() < 0 {
+		payer, payee, a = venue, payer, a.Neg()
+	}
+	b.payers[payer] = b.payers[payer].Add(a)
+	b.payees[payee] = b.payees[payee].Add(a)
+}
+
+// venue books the venue's net side of a netted currency (positive: it pays).
+func (b *shareBook) venue(cur string, a amount.Amount) { b.add(venueWallet(b.venueID, cur), cur, a) }
+
+func (b *shareBook) shares() []Share {
+	for k, a := range b.net {
+		switch {
+		case a.Sign() > 0:
+			b.payers[k] = b.payers[k].Add(a)
+		case a.Sign() < 0:
+			b.payees[k] = b.payees[k].Add(a.Neg())
 		}
-		wallet = l.WalletID
-		gross = gross.Add(decimal.RequireFromString(l.Amount))
 	}
-	if wallet == "" {
-		return Obligation{}, apperr.Invalid(apperr.CodeFormat, field("currency"), "%s %s has no settlement to net", field("currency"), n.Currency)
+	var out []Share
+	for _, side := range []struct {
+		role string
+		m    map[[2]string]amount.Amount
+	}{{RolePayer, b.payers}, {RolePayee, b.payees}} {
+		for k, a := range side.m {
+			out = append(out, Share{Role: side.role, CompanyID: b.companyOf(k[0]), WalletID: k[0], Currency: k[1], Amount: a.String()})
+		}
 	}
-	amount := decimal.RequireFromString(n.Amount)
-	if amount.Abs().GreaterThan(gross) {
-		return Obligation{}, apperr.Invalid(apperr.CodeFormat, field("amount"),
-			"%s %s exceeds the %s %s its settlements add up to", field("amount"), n.Amount, gross.String(), n.Currency)
+	slices.SortFunc(out, func(x, y Share) int {
+		return strings.Compare(x.Role+"|"+x.Currency+"|"+x.WalletID, y.Role+"|"+y.Currency+"|"+y.WalletID)
+	})
+	return out
+}
+
+func (b *shareBook) companyOf(wallet string) string {
+	if c, w := venueOf(b.venueID, wallet); w {
+		return c
 	}
-	direction := DirectionIn
-	if amount.IsNegative() {
-		direction = DirectionOut
+	return b.companyID
+}
+
+// venueWallet is the venue's settlement wallet in currency (trading's convention,
+// trading.VenueWalletID): <venueId>-ISW-<currency>, owned by VENUE-<venueId>.
+func venueWallet(venueID, currency string) string { return venueID + "-ISW-" + currency }
+
+// venueOf reports whether wallet is the venue's settlement wallet, and its company.
+func venueOf(venueID, wallet string) (string, bool) {
+	if strings.HasPrefix(wallet, venueID+"-ISW-") {
+		return "VENUE-" + venueID, true
 	}
-	return Obligation{Key: "net-" + n.Currency, WalletID: wallet, Currency: n.Currency, Amount: amount.Abs().String(), Direction: direction}, nil
+	return "", false
+}
+
+// ofRole returns the settlement's shares of one role.
+func (s Settlement) ofRole(role string) []Share {
+	var out []Share
+	for _, sh := range s.Shares {
+		if sh.Role == role {
+			out = append(out, sh)
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -33,6 +34,10 @@ type Deps struct {
 	// Now is the clock (time.Now when nil); Lease the hold of a claim (DefaultLease when 0).
 	Now   func() time.Time
 	Lease time.Duration
+	// MaxLegs bounds the legs of one settlement (DefaultMaxLegs when 0); MaxGross its gross
+	// amount per currency (DefaultMaxGross when nil).
+	MaxLegs  int
+	MaxGross map[string]amount.Amount
 }
 
 // Service serves the settlement side of interchange.
@@ -50,6 +55,12 @@ func Setup(ctx context.Context, deps Deps) (*Service, error) {
 	if deps.Lease <= 0 {
 		deps.Lease = DefaultLease
 	}
+	if deps.MaxLegs <= 0 {
+		deps.MaxLegs = DefaultMaxLegs
+	}
+	if deps.MaxGross == nil {
+		deps.MaxGross = DefaultMaxGross()
+	}
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -58,6 +69,11 @@ func Setup(ctx context.Context, deps Deps) (*Service, error) {
 		return nil, err
 	}
 	return &Service{deps: deps, store: st, funds: funds{ledger: deps.Trading, signer: deps.Signer}}, nil
+}
+
+// rules are the bounds of an instruction; payables are allowed to the venue's side only.
+func (s *Service) rules(payables bool) Rules {
+	return Rules{MaxLegs: s.deps.MaxLegs, MaxGross: s.deps.MaxGross, Payables: payables}
 }
 
 // Engine returns the internal settlement engine API.

@@ -35,25 +35,8 @@ var transitions = map[string][]string{
 // Allowed reports whether a settlement may move from one status to the other.
 func Allowed(from, to string) bool { return slices.Contains(transitions[from], to) }
 
-// Directions of an obligation.
-const (
-	// DirectionIn is a receivable: the client's trading wallet pays the venue (in PAY_IN).
-	DirectionIn = "IN"
-	// DirectionOut is a payable: the venue pays the client's trading wallet (in PAY_OUT).
-	DirectionOut = "OUT"
-)
-
-// Obligation is one amount that moves when the settlement runs: between the client's
-// trading wallet WalletID and the venue's settlement wallet in Currency.
-type Obligation struct {
-	Key       string // leg<n> for a gross leg, net-<CURRENCY> for a net settlement
-	WalletID  string
-	Currency  string
-	Amount    string // positive canonical decimal
-	Direction string
-}
-
-// Leg is one gross settlement as submitted.
+// Leg is one settlement as submitted; Amount is signed, seen from the wallet (positive: it
+// pays the venue).
 type Leg struct {
 	WalletID      string
 	Currency      string
@@ -63,7 +46,7 @@ type Leg struct {
 	ExecutionDate string
 }
 
-// Net is one net settlement as submitted; Amount is signed (see ParseInstruction).
+// Net is one net settlement as submitted; Amount is signed like the legs it nets.
 type Net struct {
 	Currency string
 	Ledger   string
@@ -78,11 +61,13 @@ type Address struct {
 	Memo           string
 }
 
-// Pending is a transition claimed and not finished yet: its owner holds it until
-// LeaseUntil; after that a retry of the same transition resumes it.
+// Pending is a transition claimed and not finished yet: its runner (Token) holds it until
+// LeaseUntil and renews the lease while it works; once the lease ran out, a retry of the
+// same transition or the sweeper resumes it, from where it stopped.
 type Pending struct {
 	From, To, Reason string
 	LeaseUntil       time.Time
+	Token            string
 }
 
 // Step is one finished transition, kept in the settlement's history.
@@ -104,27 +89,19 @@ type Settlement struct {
 	Addresses        []Address
 	Legs             []Leg
 	Nets             []Net
-	Obligations      []Obligation
-	BodyHash         string // SHA-256 of the canonical request: what makes a repeat recognisable
-	Status           string
-	Version          int64
-	Pending          *Pending
-	// OpenHolds names the phase (PAY_IN or PAY_OUT) whose holds may be open: set when the
-	// phase starts, cleared when it completes or when FAILED releases them.
-	OpenHolds string
-	Reason    string
-	History   []Step
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// Obligations of one direction.
-func (s Settlement) obligations(direction string) []Obligation {
-	var out []Obligation
-	for _, o := range s.Obligations {
-		if o.Direction == direction {
-			out = append(out, o)
-		}
-	}
-	return out
+	// Shares are who pays into and who is paid out of the settlement (netting.go).
+	Shares   []Share
+	BodyHash string // SHA-256 of the canonical request: what makes a repeat recognisable
+	Status   string
+	Version  int64
+	Pending  *Pending
+	// PayInAttempt numbers the PAY_IN hold entries: a hold refused for lack of funds keeps
+	// its id refused, so the next attempt after AWAITING_FUNDS takes the next number.
+	// PayInHold is the hold that PAY_IN placed (empty until then).
+	PayInAttempt int
+	PayInHold    string
+	Reason       string
+	History      []Step
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }

@@ -96,19 +96,42 @@ func (st store) findSettlement(ctx context.Context, filter bson.D) (Settlement, 
 	return doc.settlement(), nil
 }
 
-// claim records p as s's pending transition (and openHolds), if s is unchanged since read.
-func (st store) claim(ctx context.Context, s Settlement, p Pending, openHolds string) (Settlement, error) {
-	return st.update(ctx, s, bson.D{{Key: "pending", Value: pendingDoc(p)}, {Key: "openHolds", Value: openHolds}}, nil)
+// claim records p as s's pending transition, if s is unchanged since read.
+func (st store) claim(ctx context.Context, s Settlement, p Pending) (Settlement, error) {
+	return st.update(ctx, s, bson.D{{Key: "pending", Value: pendingDoc(p)}}, nil)
 }
 
-// finish ends s's pending transition at status, recording the step in the history.
-func (st store) finish(ctx context.Context, s Settlement, status, openHolds, reason string) (Settlement, error) {
-	set := bson.D{{Key: "status", Value: status}, {Key: "pending", Value: nil}, {Key: "openHolds", Value: openHolds}}
-	if status == StatusRejected || status == StatusFailed {
-		set = append(set, bson.E{Key: "reason", Value: reason})
+// renew sets the lease of s's pending transition, if s's runner (its token) still holds it;
+// it reports whether it did.
+func (st store) renew(ctx context.Context, s Settlement, until time.Time) (bool, error) {
+	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "pending.token", Value: s.Pending.Token}}
+	res, err := st.db.Collection(colSettlements).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "pending.leaseUntil", Value: until}}}})
+	if err != nil {
+		return false, fmt.Errorf("renew settlement %s: %w", s.TrackingID, err)
 	}
-	step := stepDoc{From: s.Status, To: status, Reason: reason, At: st.stamp()}
-	return st.update(ctx, s, set, bson.D{{Key: "history", Value: step}})
+	return res.MatchedCount == 1, nil
+}
+
+// finish ends s's pending transition as out says, recording the step in the history, if
+// s's runner (its token) still holds it; otherwise apperr.ErrConflict.
+func (st store) finish(ctx context.Context, s Settlement, out outcome) (Settlement, error) {
+	set := bson.D{{Key: "status", Value: out.status}, {Key: "pending", Value: nil}, {Key: "payInAttempt", Value: out.payInAttempt},
+		{Key: "payInHold", Value: out.payInHold}, {Key: "updatedAt", Value: st.stamp()}}
+	if out.status == StatusRejected || out.status == StatusFailed {
+		set = append(set, bson.E{Key: "reason", Value: out.reason})
+	}
+	step := stepDoc{From: s.Status, To: out.status, Reason: out.reason, At: st.stamp()}
+	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "pending.token", Value: s.Pending.Token}}
+	change := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "$push", Value: bson.D{{Key: "history", Value: step}}}}
+	var doc settlementDoc
+	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, apperr.ErrConflict)
+	}
+	if err != nil {
+		return Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, err)
+	}
+	return doc.settlement(), nil
 }
 
 // update sets set (and pushes push) on s if its status and version are still those read,

@@ -27,12 +27,12 @@ type netDoc struct {
 	Amount   string `bson:"amount"`
 }
 
-type obligationDoc struct {
-	Key       string `bson:"key"`
+type shareDoc struct {
+	Role      string `bson:"role"`
+	CompanyID string `bson:"companyId"`
 	WalletID  string `bson:"walletId"`
 	Currency  string `bson:"currency"`
 	Amount    string `bson:"amount"`
-	Direction string `bson:"direction"`
 }
 
 type pendingDoc struct {
@@ -40,6 +40,7 @@ type pendingDoc struct {
 	To         string    `bson:"to"`
 	Reason     string    `bson:"reason"`
 	LeaseUntil time.Time `bson:"leaseUntil"`
+	Token      string    `bson:"token"`
 }
 
 type stepDoc struct {
@@ -50,28 +51,29 @@ type stepDoc struct {
 }
 
 type settlementDoc struct {
-	ID               string          `bson:"_id"` // <companyId>:<settlementRequestId>
-	TrackingID       string          `bson:"trackingId"`
-	RequestID        string          `bson:"settlementRequestId"`
-	CompanyID        string          `bson:"companyId"`
-	VenueID          string          `bson:"venueId"`
-	HeaderStatus     string          `bson:"headerStatus"`
-	HeaderErrors     string          `bson:"headerErrors"`
-	RequestDateTime  string          `bson:"requestDateTime"`
-	InstructionCount int32           `bson:"instructionCount"`
-	Addresses        []addressDoc    `bson:"receivableAddresses"`
-	Legs             []legDoc        `bson:"settlements"`
-	Nets             []netDoc        `bson:"netSettlements"`
-	Obligations      []obligationDoc `bson:"obligations"`
-	BodyHash         string          `bson:"bodyHash"`
-	Status           string          `bson:"status"`
-	Version          int64           `bson:"version"`
-	Pending          *pendingDoc     `bson:"pending"`
-	OpenHolds        string          `bson:"openHolds"`
-	Reason           string          `bson:"reason"`
-	History          []stepDoc       `bson:"history"`
-	CreatedAt        time.Time       `bson:"createdAt"`
-	UpdatedAt        time.Time       `bson:"updatedAt"`
+	ID               string       `bson:"_id"` // <companyId>:<settlementRequestId>
+	TrackingID       string       `bson:"trackingId"`
+	RequestID        string       `bson:"settlementRequestId"`
+	CompanyID        string       `bson:"companyId"`
+	VenueID          string       `bson:"venueId"`
+	HeaderStatus     string       `bson:"headerStatus"`
+	HeaderErrors     string       `bson:"headerErrors"`
+	RequestDateTime  string       `bson:"requestDateTime"`
+	InstructionCount int32        `bson:"instructionCount"`
+	Addresses        []addressDoc `bson:"receivableAddresses"`
+	Legs             []legDoc     `bson:"settlements"`
+	Nets             []netDoc     `bson:"netSettlements"`
+	Shares           []shareDoc   `bson:"shares"`
+	BodyHash         string       `bson:"bodyHash"`
+	Status           string       `bson:"status"`
+	Version          int64        `bson:"version"`
+	Pending          *pendingDoc  `bson:"pending"`
+	PayInAttempt     int          `bson:"payInAttempt"`
+	PayInHold        string       `bson:"payInHold"`
+	Reason           string       `bson:"reason"`
+	History          []stepDoc    `bson:"history"`
+	CreatedAt        time.Time    `bson:"createdAt"`
+	UpdatedAt        time.Time    `bson:"updatedAt"`
 }
 
 // convert maps a slice element by element (never nil, so BSON stores an empty array).
@@ -87,11 +89,11 @@ func toSettlementDoc(s Settlement) settlementDoc {
 	d := settlementDoc{ID: settlementKey(s.CompanyID, s.RequestID), TrackingID: s.TrackingID, RequestID: s.RequestID,
 		CompanyID: s.CompanyID, VenueID: s.VenueID, HeaderStatus: s.HeaderStatus, HeaderErrors: s.HeaderErrors,
 		RequestDateTime: s.RequestDateTime, InstructionCount: s.InstructionCount,
-		Addresses:   convert(s.Addresses, func(a Address) addressDoc { return addressDoc(a) }),
-		Legs:        convert(s.Legs, func(l Leg) legDoc { return legDoc(l) }),
-		Nets:        convert(s.Nets, func(n Net) netDoc { return netDoc(n) }),
-		Obligations: convert(s.Obligations, func(o Obligation) obligationDoc { return obligationDoc(o) }),
-		BodyHash:    s.BodyHash, Status: s.Status, Version: s.Version, OpenHolds: s.OpenHolds, Reason: s.Reason,
+		Addresses: convert(s.Addresses, func(a Address) addressDoc { return addressDoc(a) }),
+		Legs:      convert(s.Legs, func(l Leg) legDoc { return legDoc(l) }),
+		Nets:      convert(s.Nets, func(n Net) netDoc { return netDoc(n) }),
+		Shares:    convert(s.Shares, func(o Share) shareDoc { return shareDoc(o) }),
+		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, Reason: s.Reason,
 		History:   convert(s.History, func(h Step) stepDoc { return stepDoc(h) }),
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 	if s.Pending != nil {
@@ -108,8 +110,8 @@ func (d settlementDoc) settlement() Settlement {
 		Addresses:        convert(d.Addresses, func(a addressDoc) Address { return Address(a) }),
 		Legs:             convert(d.Legs, func(l legDoc) Leg { return Leg(l) }),
 		Nets:             convert(d.Nets, func(n netDoc) Net { return Net(n) }),
-		Obligations:      convert(d.Obligations, func(o obligationDoc) Obligation { return Obligation(o) }),
-		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, OpenHolds: d.OpenHolds, Reason: d.Reason,
+		Shares:           convert(d.Shares, func(o shareDoc) Share { return Share(o) }),
+		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, PayInAttempt: d.PayInAttempt, PayInHold: d.PayInHold, Reason: d.Reason,
 		History:   convert(d.History, func(h stepDoc) Step { return Step(h) }),
 		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
 	if d.Pending != nil {

@@ -95,16 +95,17 @@ func (st store) completeWithdrawal(ctx context.Context, w Withdrawal) error {
 	return nil
 }
 
-// PutWithdrawal creates or replaces a withdrawal as a whole (demo data; the settlement engine
-// goes through CreateWithdrawal). A decided one is stored with its money step done (at the
-// time it is put, unless CompletedAt is set): no hold was ever made for it, so there is
-// nothing for the recovery sweeper to settle or release.
+// PutWithdrawal creates a withdrawal unless its transfer id exists (demo data; the
+// settlement engine goes through CreateWithdrawal): one already there, decided or not, is
+// kept, since its money moved (or not) once. A decided one is stored with its money step
+// done (at the time it is put, unless CompletedAt is set): no hold was ever made for it, so
+// there is nothing for the recovery sweeper to settle or release.
 func PutWithdrawal(ctx context.Context, db *mongo.Database, w Withdrawal) error {
 	if decisionOf(w.Status) != "" && w.CompletedAt.IsZero() {
 		w.CompletedAt = time.Now().UTC().Truncate(time.Millisecond)
 	}
-	_, err := db.Collection(colWithdrawals).ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.TransferID}}, withdrawalDoc(w), options.Replace().SetUpsert(true))
-	if err != nil {
+	_, err := db.Collection(colWithdrawals).InsertOne(ctx, withdrawalDoc(w))
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return fmt.Errorf("put withdrawal %s: %w", w.TransferID, err)
 	}
 	return nil

@@ -119,13 +119,15 @@ func (j *Journal) EnsureIndexes(ctx context.Context) error {
 		// Entries left recorded or compensating, for the recovery pass.
 		{j.entries, bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("state_created")},
 		{j.entries, bson.D{{Key: "businessKey", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("business_created")},
+		// Entries changed lately, for reconciliation while entries move.
+		{j.entries, bson.D{{Key: "updatedAt", Value: 1}}, options.Index().SetName("updated")},
 		// Open holds with an expiry (the field is removed when the hold is resolved).
 		{j.entries, bson.D{{Key: "openUntil", Value: 1}}, options.Index().SetName("open_until").SetSparse(true)},
 		{j.resolutions, bson.D{{Key: "state", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("state_at")},
 		// A holder's statement, paged by its posting sequence; by time for "balance at".
 		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "seq", Value: 1}}, options.Index().SetName("holder_seq").SetUnique(true)},
 		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("holder_at")},
-		{j.history, bson.D{{Key: "entry", Value: 1}}, options.Index().SetName("entry")},
+		{j.history, bson.D{{Key: "entry", Value: 1}, {Key: "holder", Value: 1}}, options.Index().SetName("entry_holder")},
 	}
 	for _, i := range idx {
 		if _, err := i.col.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: i.keys, Options: i.opts}); err != nil {

@@ -273,8 +273,8 @@ func TestMarkersStayBoundedAndHistoryPages(t *testing.T) {
 		t.Fatalf("W1's history has %d postings (%v … ), want %d in order", len(seen), seen[:min(3, len(seen))], n+1)
 	}
 	last, err := f.j.History(f.ctx, journal.HistoryQuery{Holder: "W1", AfterSeq: n, Limit: 5})
-	if err != nil || len(last) != 1 || last[0].After.Available().String() != "850" {
-		t.Fatalf("last posting of W1 = %+v, %v; want one with 850 available after it", last, err)
+	if err != nil || len(last) != 1 || last[0].After.Available().String() != "900" {
+		t.Fatalf("last posting of W1 = %+v, %v; want one with 900 available after it", last, err)
 	}
 	if r := f.reconciled(); r.Postings < 2*n {
 		t.Errorf("reconciliation folded %d postings, want at least %d", r.Postings, 2*n)

@@ -2,8 +2,10 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -33,24 +35,32 @@ func (r *Report) violate(format string, args ...any) {
 // Reconcile recomputes every account from the journal: each holder's counters must equal
 // the fold of its postings (history rows and markers merged by their contiguous sequence),
 // each posting's recorded balance after must equal the running fold, no entry may be
-// applied twice to a holder, a rejected entry must be undone wherever it was applied, no
-// counter may be negative and no constrained account's available balance either; and per
-// currency the trial balance (all accounts, system and clearing ones included, plus the
-// legs of entries in flight) must be zero on both the pending and the posted side.
+// applied twice to a holder, no counter may be negative and no constrained account's available balance either; and per
+// currency the trial balance (all accounts, system and clearing ones included) must be zero
+// on both the pending and the posted side (which also catches an entry applied on some of
+// its holders only, a rejected one left undone somewhere among them).
+//
+// It needs no quiet moment: holders are read one after the other while entries are applied,
+// so every entry that was in flight or changed since shortly before the scan is brought to
+// its outcome in the totals (its legs added where a holder's snapshot lacks it, or its
+// undoing where a snapshot still carries it).
 func (j *Journal) Reconcile(ctx context.Context) (Report, error) {
 	r := Report{Totals: map[string]Counters{}}
-	watched, err := j.watchedEntries(ctx)
-	if err != nil {
-		return r, err
-	}
-	seen := map[string]map[string]bool{} // holder → markers of watched entries present
+	start := j.now().Add(-reconcileMargin)
+	snapshots := map[string]int64{} // holder → sequence read
 	for _, col := range append(slices.Clone(j.cfg.Collections), j.accts.Name()) {
-		if err := j.reconcileCollection(ctx, j.cfg.DB.Collection(col), &r, watched, seen); err != nil {
+		if err := j.reconcileCollection(ctx, j.cfg.DB.Collection(col), &r, snapshots); err != nil {
 			return r, err
 		}
 	}
-	if err := j.checkWatched(watched, seen, &r); err != nil {
+	moving, err := j.movingEntries(ctx, start)
+	if err != nil {
 		return r, err
+	}
+	for _, d := range moving {
+		if err := j.settleInTotals(ctx, d, snapshots, &r); err != nil {
+			return r, err
+		}
 	}
 	for cur, t := range r.Totals {
 		if !t.DebitsPosted.Equal(t.CreditsPosted) || !t.DebitsPending.Equal(t.CreditsPending) {
@@ -60,10 +70,16 @@ func (j *Journal) Reconcile(ctx context.Context) (Report, error) {
 	return r, nil
 }
 
-// watchedEntries returns the entries whose application the trial balance must look at:
-// those in flight and those rejected.
-func (j *Journal) watchedEntries(ctx context.Context) (map[string]entryDoc, error) {
-	cur, err := j.entries.Find(ctx, bson.D{{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{StateRecorded, StateCompensating, StateRejected}}}}})
+// reconcileMargin is how long before a scan an entry counts as possibly moving during it.
+const reconcileMargin = time.Minute
+
+// movingEntries returns the entries in flight, and those changed since start.
+func (j *Journal) movingEntries(ctx context.Context, start time.Time) ([]entryDoc, error) {
+	filter := bson.D{{Key: "$or", Value: bson.A{
+		bson.D{{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{StateRecorded, StateCompensating}}}}},
+		bson.D{{Key: "updatedAt", Value: bson.D{{Key: "$gte", Value: start}}}},
+	}}}
+	cur, err := j.entries.Find(ctx, filter)
 	if err != nil {
 		return nil, fmt.Errorf("find entries in flight: %w", err)
 	}
@@ -71,14 +87,80 @@ func (j *Journal) watchedEntries(ctx context.Context) (map[string]entryDoc, erro
 	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("find entries in flight: %w", err)
 	}
-	out := make(map[string]entryDoc, len(docs))
-	for _, d := range docs {
-		out[d.ID] = d
-	}
-	return out, nil
+	return docs, nil
 }
 
-func (j *Journal) reconcileCollection(ctx context.Context, col *mongo.Collection, r *Report, watched map[string]entryDoc, seen map[string]map[string]bool) error {
+// settleInTotals brings entry d to its outcome in the totals: an entry recorded or applied
+// counts as applied on every holder, one compensating or rejected as undone.
+func (j *Journal) settleInTotals(ctx context.Context, d entryDoc, snapshots map[string]int64, r *Report) error {
+	e, err := d.entry()
+	if err != nil {
+		return err
+	}
+	if d.State == StateRecorded || d.State == StateCompensating {
+		r.InFlight++
+	}
+	applied := d.State == StateRecorded || d.State == StateApplied
+	for h, per := range e.deltas() {
+		has, undone, err := j.inSnapshot(ctx, h, e.ID, snapshots[h])
+		if err != nil {
+			return err
+		}
+		switch {
+		case applied && !has && !undone:
+			addAll(r.Totals, per, false)
+		case !applied && has && !undone:
+			addAll(r.Totals, per, true)
+		}
+	}
+	return nil
+}
+
+// inSnapshot reports whether the holder's postings up to seq carry entry id, and its
+// compensation (from the history rows, then the holder's markers).
+func (j *Journal) inSnapshot(ctx context.Context, h, id string, seq int64) (has, undone bool, err error) {
+	cur, err := j.history.Find(ctx, bson.D{{Key: "entry", Value: bson.D{{Key: "$in", Value: bson.A{id, compensation(id)}}}}, {Key: "holder", Value: h}})
+	if err != nil {
+		return false, false, fmt.Errorf("read history of %s: %w", id, err)
+	}
+	var rows []historyDoc
+	if err := cur.All(ctx, &rows); err != nil {
+		return false, false, fmt.Errorf("read history of %s: %w", id, err)
+	}
+	postings := map[string]int64{}
+	for _, row := range rows {
+		postings[row.Entry] = row.Seq
+	}
+	if len(postings) < 2 {
+		doc, err := j.readHolderIfAny(ctx, h)
+		if err != nil {
+			return false, false, err
+		}
+		for _, m := range doc.Markers {
+			if m.K == id || m.K == compensation(id) {
+				postings[m.K] = m.Seq
+			}
+		}
+	}
+	in := func(k string) bool { s, ok := postings[k]; return ok && s <= seq }
+	return in(id), in(compensation(id)), nil
+}
+
+// readHolderIfAny reads a holder's journal fields; a missing holder has none.
+func (j *Journal) readHolderIfAny(ctx context.Context, h string) (holderDoc, error) {
+	col, _ := j.holderCollection(h)
+	var doc holderDoc
+	err := col.FindOne(ctx, bson.D{{Key: "_id", Value: h}}, options.FindOne().SetProjection(holderFields)).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return holderDoc{ID: h}, nil
+	}
+	if err != nil {
+		return holderDoc{}, fmt.Errorf("read account holder %s: %w", h, err)
+	}
+	return doc, nil
+}
+
+func (j *Journal) reconcileCollection(ctx context.Context, col *mongo.Collection, r *Report, snapshots map[string]int64) error {
 	cur, err := col.Find(ctx, bson.D{{Key: "ledgerSeq", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetProjection(holderFields))
 	if err != nil {
 		return fmt.Errorf("read holders of %s: %w", col.Name(), err)
@@ -93,7 +175,8 @@ func (j *Journal) reconcileCollection(ctx context.Context, col *mongo.Collection
 		if err != nil {
 			return err
 		}
-		j.checkHolder(doc, postings, r, watched, seen)
+		snapshots[doc.ID] = doc.Seq
+		j.checkHolder(doc, postings, r)
 	}
 	return cur.Err()
 }
@@ -118,7 +201,7 @@ func (j *Journal) postingsOf(ctx context.Context, doc holderDoc) ([]markerDoc, e
 	return out, nil
 }
 
-func (j *Journal) checkHolder(doc holderDoc, postings []markerDoc, r *Report, watched map[string]entryDoc, seen map[string]map[string]bool) {
+func (j *Journal) checkHolder(doc holderDoc, postings []markerDoc, r *Report) {
 	r.Holders++
 	fold := map[string]Counters{}
 	keys := map[string]bool{}
@@ -138,12 +221,6 @@ func (j *Journal) checkHolder(doc holderDoc, postings []markerDoc, r *Report, wa
 			r.violate("%s carries %s twice", doc.ID, m.K)
 		}
 		keys[m.K] = true
-		if _, ok := watched[entryOf(m.K)]; ok {
-			if seen[doc.ID] == nil {
-				seen[doc.ID] = map[string]bool{}
-			}
-			seen[doc.ID][m.K] = true
-		}
 		j.foldPosting(doc.ID, m, fold, r)
 	}
 	if next-1 != doc.Seq {
@@ -192,32 +269,6 @@ func (j *Journal) compareCounters(doc holderDoc, fold map[string]Counters, r *Re
 			r.violate("%s %s: postings without an account", doc.ID, cur)
 		}
 	}
-}
-
-// checkWatched adds the legs of entries in flight to the totals as if they had finished,
-// and checks that a rejected entry is undone wherever it was applied.
-func (j *Journal) checkWatched(watched map[string]entryDoc, seen map[string]map[string]bool, r *Report) error {
-	for id, d := range watched {
-		e, err := d.entry()
-		if err != nil {
-			return err
-		}
-		if d.State != StateRejected {
-			r.InFlight++
-		}
-		for h, per := range e.deltas() {
-			applied, undone := seen[h][id], seen[h][compensation(id)]
-			switch {
-			case d.State == StateRecorded && !applied && !undone:
-				addAll(r.Totals, per, false)
-			case d.State == StateCompensating && applied && !undone:
-				addAll(r.Totals, per, true)
-			case d.State == StateRejected && applied && !undone:
-				r.violate("%s carries rejected entry %s without its compensation", h, id)
-			}
-		}
-	}
-	return nil
 }
 
 func addAll(totals map[string]Counters, per map[string]Delta, inverse bool) {

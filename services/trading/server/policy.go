@@ -9,12 +9,13 @@ import (
 
 // Policy is who may call each of trading's gRPC methods (authz): the wallet search by any
 // caller of a company (endpoint 2 sends submitter-id; interchange checks settlement wallets
-// with the company-level caller's own forwarded principal), the vault-address search
+// with the company-level caller's own forwarded principal, or as itself acting for the
+// company named in its token when the settlement engine instructs), the vault-address search
 // (endpoint 7) by a company's API users, journal
 // entries and holds by interchange, deposits, reconciliation and prices by the settlement engine, the plugin API by the service desk.
 func Policy() authz.Policy {
 	return authz.Policy{
-		tradingv1.TradingService_SearchWallets_FullMethodName:       authz.Anyone,
+		tradingv1.TradingService_SearchWallets_FullMethodName:       {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},
 		tradingv1.TradingService_ListVaultAddresses_FullMethodName:  authz.Users,
 		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:   authz.System(MovementSystem),
 		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:   authz.System(MovementSystem),

@@ -87,7 +87,7 @@ func Load(ctx context.Context, uri string, n int) (Counts, error) {
 }
 
 // BenchWallet is bulk wallet i: one in ten is at ReadVenue, the others spread over nine
-// venues; names, currencies and balances vary.
+// venues; names and currencies vary, balances are zero (no journal entries are loaded).
 func BenchWallet(i int) trading.Wallet {
 	venue := ReadVenue
 	if i%10 != 0 {
@@ -97,8 +97,6 @@ func BenchWallet(i int) trading.Wallet {
 	currency := currencies[i%len(currencies)]
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
 	balance := trading.ZeroBalance(currency)
-	balance.Available = fmt.Sprintf("%d.%02d", i%1000, i%100)
-	balance.Ledger = balance.Available
 	return trading.Wallet{ID: fmt.Sprintf("%s-TW-BN%08d", Company, i), VenueID: venue, Name: fmt.Sprintf("Bench wallet %d", i),
 		Status: trading.StatusActive, CompanyID: Company, Currency: currency, Balances: []trading.Balance{balance},
 		CustomProperties: `{"accountUuid":"5f0c8a52-3c1e-4d2b-9a47-1e6b2f7d9c01"}`, CreatedBy: Maker,

@@ -14,46 +14,33 @@ import (
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )
 
-// walletDoc and balanceDoc mirror the trading store's documents (services/trading/store),
-// which the store does not export. The bulk wallets are inserted with InsertMany in this shape
+// walletDoc mirrors the trading store's document (services/trading/store), which the store
+// does not export. Its journal accounts start empty: money only arrives through the journal,
+// so bulk wallets have zero balances. The bulk wallets are inserted with InsertMany in this shape
 // because the store's own writes are slow to repeat 10,000 times on the embedded database:
 // FerretDB 1.24 on SQLite scans the whole collection for every update (PutWallet's upsert)
 // and even for a find by _id (InsertWallet's read-back). checkWallet reads one bulk wallet
 // back through the store, so a drift between the two shapes fails the load.
 type walletDoc struct {
-	ID               string       `bson:"_id"`
-	VenueID          string       `bson:"venueId"`
-	Name             string       `bson:"name"`
-	Status           string       `bson:"status"`
-	CompanyID        string       `bson:"companyId"`
-	Currency         string       `bson:"currency"`
-	Balances         []balanceDoc `bson:"balances"`
-	CustomProperties string       `bson:"customProperties"`
-	CreatedBy        string       `bson:"createdBy"`
-	CreatedAt        time.Time    `bson:"createdAt"`
-	UpdatedAt        time.Time    `bson:"updatedAt"`
-	Version          int64        `bson:"version"`
-	RequestID        string       `bson:"requestId"`
-}
-
-type balanceDoc struct {
-	Currency   string     `bson:"currency"`
-	Available  string     `bson:"available"`
-	Ledger     string     `bson:"ledger"`
-	PendingOut string     `bson:"pendingOut"`
-	PendingIn  string     `bson:"pendingIn"`
-	FeeBuffer  string     `bson:"feeBuffer"`
-	SubClients []struct{} `bson:"subClientBalances"`
+	ID               string    `bson:"_id"`
+	VenueID          string    `bson:"venueId"`
+	Name             string    `bson:"name"`
+	Status           string    `bson:"status"`
+	CompanyID        string    `bson:"companyId"`
+	Currency         string    `bson:"currency"`
+	Accounts         struct{}  `bson:"accounts"`
+	CustomProperties string    `bson:"customProperties"`
+	CreatedBy        string    `bson:"createdBy"`
+	CreatedAt        time.Time `bson:"createdAt"`
+	UpdatedAt        time.Time `bson:"updatedAt"`
+	Version          int64     `bson:"version"`
+	RequestID        string    `bson:"requestId"`
 }
 
 func toDoc(w trading.Wallet) walletDoc {
 	d := walletDoc{ID: w.ID, VenueID: w.VenueID, Name: w.Name, Status: w.Status, CompanyID: w.CompanyID, Currency: w.Currency,
 		CustomProperties: w.CustomProperties, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 		Version: w.Version, RequestID: w.RequestID}
-	for _, b := range w.Balances {
-		d.Balances = append(d.Balances, balanceDoc{Currency: b.Currency, Available: b.Available, Ledger: b.Ledger,
-			PendingOut: b.PendingOut, PendingIn: b.PendingIn, FeeBuffer: b.FeeBuffer, SubClients: []struct{}{}})
-	}
 	return d
 }
 

@@ -1,0 +1,158 @@
+package e2e_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/services/trading"
+)
+
+// The attack scenarios of the money core, from outside: signed requests through the gateway
+// and the settlement engine's own key. Each test's venue fixture reconciles trading's journal
+// when it ends.
+
+// TestNettingCannotPayMoreThanHeld: a brand-new USDC wallet with nothing in it cannot make
+// its venue pay it: a net that is not the sum of its legs is refused, a client cannot
+// instruct a payable, and a correct instruction waits for funds the wallet does not have,
+// the venue's wallet untouched.
+func TestNettingCannotPayMoreThanHeld(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "0", "0", "0", "0")
+	usdc := f.put(t, "USDC", "0", trading.StatusActive)
+	deposit(t, trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, "USDC"), "USDC", "10000000")
+	client := newClient(demo.CompanyZTEST, company)
+	send := func(amount, net string) response {
+		body := instructionBody("NET-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(usdc, "USDC", "ETH", amount)},
+			map[string]any{"currency": "USDC", "ledger": "ETH", "amount": net})
+		return do(t, client, http.MethodPost, settlementCreatePath, mustJSON(t, body))
+	}
+	if msg := wantError(t, send("10000000", "-10000000"), http.StatusBadRequest, "ER-108"); !strings.Contains(msg, "netSettlements[0].amount") {
+		t.Errorf("a net paying the client what its legs owe the venue: %q, want netSettlements[0].amount named", msg)
+	}
+	if msg := wantError(t, send("-10000000", "-10000000"), http.StatusForbidden, "ER-403"); !strings.Contains(msg, "settlements[0].amount") {
+		t.Errorf("a client instructing its own payable: %q, want settlements[0].amount named", msg)
+	}
+	var created settlementAnswer
+	wantOK(t, send("10000000", "10000000"), &created)
+	engine := newSettlementEngine(t)
+	engine.mustAdvance(t, created.SettlementTrackingID, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
+	engine.mustAdvance(t, created.SettlementTrackingID, "SETTLEMENT_PAY_IN", "SETTLEMENT_AWAITING_FUNDS")
+	if _, err := engine.advance(created.SettlementTrackingID, "SETTLEMENT_PAY_OUT"); grpcERCode(err) != "ER-409" {
+		t.Errorf("PAY_OUT while awaiting funds: %v, want 409 ER-409", err)
+	}
+	if got := clientBalances(t, usdc)[usdc]; got != (amounts{"0", "0", "0", "0"}) {
+		t.Errorf("client USDC = %v, want 0", got)
+	}
+	if got := f.venueBalance(t, "USDC"); got != (amounts{"10000000", "10000000", "0", "0"}) {
+		t.Errorf("venue USDC = %v, want untouched", got)
+	}
+}
+
+// TestManyLegsSettlementCompletes: 150 legs of one satoshi go through PAY_IN, PAY_OUT and
+// COMPLETE, each amount moved once.
+func TestManyLegsSettlementCompletes(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "1", "0", "0", "0")
+	legs := make([]map[string]any, 150)
+	for i := range legs {
+		legs[i] = legOf(f.btc, "BTC", "BTC", "0.00000001")
+	}
+	id := createSettlement(t, instructionBody("LEGS-"+uuid.NewString()[:8], f.venue, legs)).SettlementTrackingID
+	engine := newSettlementEngine(t)
+	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
+		engine.mustAdvance(t, id, to, to)
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.9999985", "0.9999985", "0", "0"}) {
+		t.Errorf("client BTC = %v, want 1 - 150 satoshis", got)
+	}
+	if got := f.venueBalance(t, "BTC"); got != (amounts{"0.0000015", "0.0000015", "0", "0"}) {
+		t.Errorf("venue BTC = %v, want 150 satoshis", got)
+	}
+}
+
+// TestFailedAfterPayInReleasesOnce: racing FAILED calls after a PAY_IN give the payer back
+// exactly what was held, once; nothing reaches the venue.
+func TestFailedAfterPayInReleasesOnce(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "2", "0", "0", "0")
+	id := createSettlement(t, instructionBody("FAIL-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5")})).SettlementTrackingID
+	engine := newSettlementEngine(t)
+	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
+	engine.mustAdvance(t, id, "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_IN")
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.5", "2", "1.5", "0"}) {
+		t.Errorf("client BTC after PAY_IN = %v, want 1.5 held", got)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for range 8 {
+		wg.Go(func() {
+			if _, err := engine.advance(id, "SETTLEMENT_FAILED"); err == nil {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d FAILED calls won, want 1", wins)
+	}
+	if _, err := engine.advance(id, "SETTLEMENT_FAILED"); grpcERCode(err) != "ER-409" {
+		t.Errorf("FAILED again: %v, want 409", err)
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"2", "2", "0", "0"}) {
+		t.Errorf("client BTC after FAILED = %v, want 2 again", got)
+	}
+	if got := f.venueBalance(t, "BTC"); got != (amounts{"0", "0", "0", "0"}) {
+		t.Errorf("venue BTC = %v, want nothing", got)
+	}
+}
+
+// TestWalletDocumentDoesNotGrow: a wallet that takes many entries keeps a bounded document
+// (its balances, a version and a bounded marker list); its history lives in the journal.
+func TestWalletDocumentDoesNotGrow(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "0", "0", "0", "0")
+	size := func() (int, int) {
+		var raw bson.Raw
+		if err := f.db.Collection("wallets").FindOne(t.Context(), bson.D{{Key: "_id", Value: f.btc}}).Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		markers, _ := raw.Lookup("ledgerMarkers").Array().Values()
+		for _, field := range []string{"movements", "movementIds", "balances"} {
+			if _, err := raw.LookupErr(field); err == nil {
+				t.Errorf("the wallet document holds %q", field)
+			}
+		}
+		return len(raw), len(markers)
+	}
+	for i := range 70 {
+		deposit(t, demo.CompanyZTEST, f.btc, "BTC", satoshis(i+1))
+	}
+	after70, markers := size()
+	for i := range 70 {
+		deposit(t, demo.CompanyZTEST, f.btc, "BTC", satoshis(i+71))
+	}
+	after140, markers2 := size()
+	if markers > 64 || markers2 > 64 || after140 > after70+2048 {
+		t.Errorf("wallet document: %d bytes and %d markers after 70 entries, %d bytes and %d markers after 140; want bounded",
+			after70, markers, after140, markers2)
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.0000987", "0.0000987", "0", "0"}) {
+		t.Errorf("client BTC after 140 deposits = %v, want their sum 0.0000987", got)
+	}
+}
+
+// satoshis writes n satoshis as a canonical BTC amount.
+func satoshis(n int) string {
+	s := strings.TrimRight(fmt.Sprintf("0.%08d", n), "0")
+	return strings.TrimSuffix(s, ".")
+}
