@@ -25,6 +25,326 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Body of the wallet history extension.
+type ListWalletHistoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of the caller's trading wallets (required).
+	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// Only postings in this currency (default: every currency of the wallet).
+	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Only postings applied at or after this time (ISO 8601, e.g. 2026-11-21T00:00:00Z).
+	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	// Only postings applied before this time (ISO 8601).
+	To string `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
+	// Only postings of this settlement tracking id, withdrawal transfer id or deposit id.
+	Reference string `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
+	// The nextCursor of the previous page; empty for the first page.
+	Cursor string `protobuf:"bytes,6,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Page size, 1..1024, default 10.
+	PaginationLimit *int32 `protobuf:"varint,7,opt,name=pagination_limit,json=paginationLimit,proto3,oneof" json:"pagination_limit,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ListWalletHistoryRequest) Reset() {
+	*x = ListWalletHistoryRequest{}
+	mi := &file_trading_v1_trading_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWalletHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWalletHistoryRequest) ProtoMessage() {}
+
+func (x *ListWalletHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWalletHistoryRequest.ProtoReflect.Descriptor instead.
+func (*ListWalletHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListWalletHistoryRequest) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListWalletHistoryRequest) GetPaginationLimit() int32 {
+	if x != nil && x.PaginationLimit != nil {
+		return *x.PaginationLimit
+	}
+	return 0
+}
+
+// A page of a wallet's history.
+type ListWalletHistoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Postings in the order they were applied.
+	Items []*WalletPosting `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Cursor of the next page; empty when this page is the last one so far.
+	NextCursor    string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWalletHistoryResponse) Reset() {
+	*x = ListWalletHistoryResponse{}
+	mi := &file_trading_v1_trading_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWalletHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWalletHistoryResponse) ProtoMessage() {}
+
+func (x *ListWalletHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWalletHistoryResponse.ProtoReflect.Descriptor instead.
+func (*ListWalletHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListWalletHistoryResponse) GetItems() []*WalletPosting {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ListWalletHistoryResponse) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+// One posting of a wallet: what one journal entry changed on one of its currencies, and the
+// wallet's balances in that currency after it.
+type WalletPosting struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Position of the posting in the wallet's history (1, 2, …).
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// The journal entry; an entry ending in "~" undoes the entry of the same name that a
+	// limit refused while it was applied (shown, never hidden).
+	EntryId string `protobuf:"bytes,2,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// What moved the money, e.g. deposit, settlement.payin, withdrawal.post.
+	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	// The business object: a settlement tracking id, a transfer id or a deposit id.
+	Reference string `protobuf:"bytes,4,opt,name=reference,proto3" json:"reference,omitempty"`
+	// Currency code.
+	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// When the posting was applied (ISO 8601, milliseconds).
+	CreatedAt string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Change of the available balance (signed decimal).
+	AvailableChange string `protobuf:"bytes,7,opt,name=available_change,json=availableChange,proto3" json:"available_change,omitempty"`
+	// Change of the ledger balance.
+	LedgerChange string `protobuf:"bytes,8,opt,name=ledger_change,json=ledgerChange,proto3" json:"ledger_change,omitempty"`
+	// Change of the pending-out balance.
+	PendingOutChange string `protobuf:"bytes,9,opt,name=pending_out_change,json=pendingOutChange,proto3" json:"pending_out_change,omitempty"`
+	// Change of the pending-in balance.
+	PendingInChange string `protobuf:"bytes,10,opt,name=pending_in_change,json=pendingInChange,proto3" json:"pending_in_change,omitempty"`
+	// Available balance after the posting.
+	AvailableBalance string `protobuf:"bytes,11,opt,name=available_balance,json=availableBalance,proto3" json:"available_balance,omitempty"`
+	// Ledger balance after the posting.
+	LedgerBalance string `protobuf:"bytes,12,opt,name=ledger_balance,json=ledgerBalance,proto3" json:"ledger_balance,omitempty"`
+	// Pending-out balance after the posting.
+	PendingOutBalance string `protobuf:"bytes,13,opt,name=pending_out_balance,json=pendingOutBalance,proto3" json:"pending_out_balance,omitempty"`
+	// Pending-in balance after the posting.
+	PendingInBalance string `protobuf:"bytes,14,opt,name=pending_in_balance,json=pendingInBalance,proto3" json:"pending_in_balance,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *WalletPosting) Reset() {
+	*x = WalletPosting{}
+	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletPosting) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletPosting) ProtoMessage() {}
+
+func (x *WalletPosting) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletPosting.ProtoReflect.Descriptor instead.
+func (*WalletPosting) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *WalletPosting) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *WalletPosting) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetAvailableChange() string {
+	if x != nil {
+		return x.AvailableChange
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetLedgerChange() string {
+	if x != nil {
+		return x.LedgerChange
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetPendingOutChange() string {
+	if x != nil {
+		return x.PendingOutChange
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetPendingInChange() string {
+	if x != nil {
+		return x.PendingInChange
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetAvailableBalance() string {
+	if x != nil {
+		return x.AvailableBalance
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetLedgerBalance() string {
+	if x != nil {
+		return x.LedgerBalance
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetPendingOutBalance() string {
+	if x != nil {
+		return x.PendingOutBalance
+	}
+	return ""
+}
+
+func (x *WalletPosting) GetPendingInBalance() string {
+	if x != nil {
+		return x.PendingInBalance
+	}
+	return ""
+}
+
 // Body of endpoint 2.
 type SearchWalletsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -54,7 +374,7 @@ type SearchWalletsRequest struct {
 
 func (x *SearchWalletsRequest) Reset() {
 	*x = SearchWalletsRequest{}
-	mi := &file_trading_v1_trading_proto_msgTypes[0]
+	mi := &file_trading_v1_trading_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -66,7 +386,7 @@ func (x *SearchWalletsRequest) String() string {
 func (*SearchWalletsRequest) ProtoMessage() {}
 
 func (x *SearchWalletsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[0]
+	mi := &file_trading_v1_trading_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -79,7 +399,7 @@ func (x *SearchWalletsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchWalletsRequest.ProtoReflect.Descriptor instead.
 func (*SearchWalletsRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{0}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SearchWalletsRequest) GetIds() []string {
@@ -165,7 +485,7 @@ type SearchWalletsResponse struct {
 
 func (x *SearchWalletsResponse) Reset() {
 	*x = SearchWalletsResponse{}
-	mi := &file_trading_v1_trading_proto_msgTypes[1]
+	mi := &file_trading_v1_trading_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +497,7 @@ func (x *SearchWalletsResponse) String() string {
 func (*SearchWalletsResponse) ProtoMessage() {}
 
 func (x *SearchWalletsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[1]
+	mi := &file_trading_v1_trading_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +510,7 @@ func (x *SearchWalletsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchWalletsResponse.ProtoReflect.Descriptor instead.
 func (*SearchWalletsResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{1}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SearchWalletsResponse) GetItems() []*Wallet {
@@ -238,7 +558,7 @@ type Wallet struct {
 
 func (x *Wallet) Reset() {
 	*x = Wallet{}
-	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	mi := &file_trading_v1_trading_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -250,7 +570,7 @@ func (x *Wallet) String() string {
 func (*Wallet) ProtoMessage() {}
 
 func (x *Wallet) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	mi := &file_trading_v1_trading_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -263,7 +583,7 @@ func (x *Wallet) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Wallet.ProtoReflect.Descriptor instead.
 func (*Wallet) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{2}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Wallet) GetId() string {
@@ -366,7 +686,7 @@ type Balance struct {
 
 func (x *Balance) Reset() {
 	*x = Balance{}
-	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	mi := &file_trading_v1_trading_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +698,7 @@ func (x *Balance) String() string {
 func (*Balance) ProtoMessage() {}
 
 func (x *Balance) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	mi := &file_trading_v1_trading_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +711,7 @@ func (x *Balance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Balance.ProtoReflect.Descriptor instead.
 func (*Balance) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{3}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Balance) GetCurrency() string {
@@ -464,7 +784,7 @@ type ListVaultAddressesRequest struct {
 
 func (x *ListVaultAddressesRequest) Reset() {
 	*x = ListVaultAddressesRequest{}
-	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	mi := &file_trading_v1_trading_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -476,7 +796,7 @@ func (x *ListVaultAddressesRequest) String() string {
 func (*ListVaultAddressesRequest) ProtoMessage() {}
 
 func (x *ListVaultAddressesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	mi := &file_trading_v1_trading_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -489,7 +809,7 @@ func (x *ListVaultAddressesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVaultAddressesRequest.ProtoReflect.Descriptor instead.
 func (*ListVaultAddressesRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{4}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListVaultAddressesRequest) GetAddresses() []string {
@@ -547,7 +867,7 @@ type ListVaultAddressesResponse struct {
 
 func (x *ListVaultAddressesResponse) Reset() {
 	*x = ListVaultAddressesResponse{}
-	mi := &file_trading_v1_trading_proto_msgTypes[5]
+	mi := &file_trading_v1_trading_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +879,7 @@ func (x *ListVaultAddressesResponse) String() string {
 func (*ListVaultAddressesResponse) ProtoMessage() {}
 
 func (x *ListVaultAddressesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[5]
+	mi := &file_trading_v1_trading_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +892,7 @@ func (x *ListVaultAddressesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVaultAddressesResponse.ProtoReflect.Descriptor instead.
 func (*ListVaultAddressesResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{5}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListVaultAddressesResponse) GetItems() []*v1.GeneratedAddress {
@@ -594,7 +914,37 @@ var File_trading_v1_trading_proto protoreflect.FileDescriptor
 const file_trading_v1_trading_proto_rawDesc = "" +
 	"\n" +
 	"\x18trading/v1/trading.proto\x12\n" +
-	"trading.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x89\x03\n" +
+	"trading.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xf2\x01\n" +
+	"\x18ListWalletHistoryRequest\x12\x1b\n" +
+	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1c\n" +
+	"\treference\x18\x05 \x01(\tR\treference\x12\x16\n" +
+	"\x06cursor\x18\x06 \x01(\tR\x06cursor\x12.\n" +
+	"\x10pagination_limit\x18\a \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01B\x13\n" +
+	"\x11_pagination_limit\"m\n" +
+	"\x19ListWalletHistoryResponse\x12/\n" +
+	"\x05items\x18\x01 \x03(\v2\x19.trading.v1.WalletPostingR\x05items\x12\x1f\n" +
+	"\vnext_cursor\x18\x02 \x01(\tR\n" +
+	"nextCursor\"\x8f\x04\n" +
+	"\rWalletPosting\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x19\n" +
+	"\bentry_id\x18\x02 \x01(\tR\aentryId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x1c\n" +
+	"\treference\x18\x04 \x01(\tR\treference\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\tR\tcreatedAt\x12)\n" +
+	"\x10available_change\x18\a \x01(\tR\x0favailableChange\x12#\n" +
+	"\rledger_change\x18\b \x01(\tR\fledgerChange\x12,\n" +
+	"\x12pending_out_change\x18\t \x01(\tR\x10pendingOutChange\x12*\n" +
+	"\x11pending_in_change\x18\n" +
+	" \x01(\tR\x0fpendingInChange\x12+\n" +
+	"\x11available_balance\x18\v \x01(\tR\x10availableBalance\x12%\n" +
+	"\x0eledger_balance\x18\f \x01(\tR\rledgerBalance\x12.\n" +
+	"\x13pending_out_balance\x18\r \x01(\tR\x11pendingOutBalance\x12,\n" +
+	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\x89\x03\n" +
 	"\x14SearchWalletsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x1b\n" +
 	"\tvenue_ids\x18\x02 \x03(\tR\bvenueIds\x12\x14\n" +
@@ -655,10 +1005,11 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x12_pagination_offset\"e\n" +
 	"\x1aListVaultAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total2\xcb\x01\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total2\xad\x02\n" +
 	"\x0eTradingService\x12T\n" +
 	"\rSearchWallets\x12 .trading.v1.SearchWalletsRequest\x1a!.trading.v1.SearchWalletsResponse\x12c\n" +
-	"\x12ListVaultAddresses\x12%.trading.v1.ListVaultAddressesRequest\x1a&.trading.v1.ListVaultAddressesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
+	"\x12ListVaultAddresses\x12%.trading.v1.ListVaultAddressesRequest\x1a&.trading.v1.ListVaultAddressesResponse\x12`\n" +
+	"\x11ListWalletHistory\x12$.trading.v1.ListWalletHistoryRequest\x1a%.trading.v1.ListWalletHistoryResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
 	file_trading_v1_trading_proto_rawDescOnce sync.Once
@@ -672,41 +1023,47 @@ func file_trading_v1_trading_proto_rawDescGZIP() []byte {
 	return file_trading_v1_trading_proto_rawDescData
 }
 
-var file_trading_v1_trading_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_trading_v1_trading_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_trading_v1_trading_proto_goTypes = []any{
-	(*SearchWalletsRequest)(nil),       // 0: trading.v1.SearchWalletsRequest
-	(*SearchWalletsResponse)(nil),      // 1: trading.v1.SearchWalletsResponse
-	(*Wallet)(nil),                     // 2: trading.v1.Wallet
-	(*Balance)(nil),                    // 3: trading.v1.Balance
-	(*ListVaultAddressesRequest)(nil),  // 4: trading.v1.ListVaultAddressesRequest
-	(*ListVaultAddressesResponse)(nil), // 5: trading.v1.ListVaultAddressesResponse
-	(*v1.Sort)(nil),                    // 6: common.v1.Sort
-	(*structpb.Struct)(nil),            // 7: google.protobuf.Struct
-	(*v1.Amount)(nil),                  // 8: common.v1.Amount
-	(*v1.GeneratedAddress)(nil),        // 9: common.v1.GeneratedAddress
+	(*ListWalletHistoryRequest)(nil),   // 0: trading.v1.ListWalletHistoryRequest
+	(*ListWalletHistoryResponse)(nil),  // 1: trading.v1.ListWalletHistoryResponse
+	(*WalletPosting)(nil),              // 2: trading.v1.WalletPosting
+	(*SearchWalletsRequest)(nil),       // 3: trading.v1.SearchWalletsRequest
+	(*SearchWalletsResponse)(nil),      // 4: trading.v1.SearchWalletsResponse
+	(*Wallet)(nil),                     // 5: trading.v1.Wallet
+	(*Balance)(nil),                    // 6: trading.v1.Balance
+	(*ListVaultAddressesRequest)(nil),  // 7: trading.v1.ListVaultAddressesRequest
+	(*ListVaultAddressesResponse)(nil), // 8: trading.v1.ListVaultAddressesResponse
+	(*v1.Sort)(nil),                    // 9: common.v1.Sort
+	(*structpb.Struct)(nil),            // 10: google.protobuf.Struct
+	(*v1.Amount)(nil),                  // 11: common.v1.Amount
+	(*v1.GeneratedAddress)(nil),        // 12: common.v1.GeneratedAddress
 }
 var file_trading_v1_trading_proto_depIdxs = []int32{
-	6,  // 0: trading.v1.SearchWalletsRequest.sort:type_name -> common.v1.Sort
-	2,  // 1: trading.v1.SearchWalletsResponse.items:type_name -> trading.v1.Wallet
-	3,  // 2: trading.v1.Wallet.balances:type_name -> trading.v1.Balance
-	7,  // 3: trading.v1.Wallet.custom_properties:type_name -> google.protobuf.Struct
-	8,  // 4: trading.v1.Balance.available_balance:type_name -> common.v1.Amount
-	8,  // 5: trading.v1.Balance.ledger_balance:type_name -> common.v1.Amount
-	8,  // 6: trading.v1.Balance.pending_out_balance:type_name -> common.v1.Amount
-	8,  // 7: trading.v1.Balance.pending_in_balance:type_name -> common.v1.Amount
-	8,  // 8: trading.v1.Balance.fee_buffer_balance:type_name -> common.v1.Amount
-	7,  // 9: trading.v1.Balance.sub_client_balances:type_name -> google.protobuf.Struct
-	6,  // 10: trading.v1.ListVaultAddressesRequest.sort:type_name -> common.v1.Sort
-	9,  // 11: trading.v1.ListVaultAddressesResponse.items:type_name -> common.v1.GeneratedAddress
-	0,  // 12: trading.v1.TradingService.SearchWallets:input_type -> trading.v1.SearchWalletsRequest
-	4,  // 13: trading.v1.TradingService.ListVaultAddresses:input_type -> trading.v1.ListVaultAddressesRequest
-	1,  // 14: trading.v1.TradingService.SearchWallets:output_type -> trading.v1.SearchWalletsResponse
-	5,  // 15: trading.v1.TradingService.ListVaultAddresses:output_type -> trading.v1.ListVaultAddressesResponse
-	14, // [14:16] is the sub-list for method output_type
-	12, // [12:14] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	2,  // 0: trading.v1.ListWalletHistoryResponse.items:type_name -> trading.v1.WalletPosting
+	9,  // 1: trading.v1.SearchWalletsRequest.sort:type_name -> common.v1.Sort
+	5,  // 2: trading.v1.SearchWalletsResponse.items:type_name -> trading.v1.Wallet
+	6,  // 3: trading.v1.Wallet.balances:type_name -> trading.v1.Balance
+	10, // 4: trading.v1.Wallet.custom_properties:type_name -> google.protobuf.Struct
+	11, // 5: trading.v1.Balance.available_balance:type_name -> common.v1.Amount
+	11, // 6: trading.v1.Balance.ledger_balance:type_name -> common.v1.Amount
+	11, // 7: trading.v1.Balance.pending_out_balance:type_name -> common.v1.Amount
+	11, // 8: trading.v1.Balance.pending_in_balance:type_name -> common.v1.Amount
+	11, // 9: trading.v1.Balance.fee_buffer_balance:type_name -> common.v1.Amount
+	10, // 10: trading.v1.Balance.sub_client_balances:type_name -> google.protobuf.Struct
+	9,  // 11: trading.v1.ListVaultAddressesRequest.sort:type_name -> common.v1.Sort
+	12, // 12: trading.v1.ListVaultAddressesResponse.items:type_name -> common.v1.GeneratedAddress
+	3,  // 13: trading.v1.TradingService.SearchWallets:input_type -> trading.v1.SearchWalletsRequest
+	7,  // 14: trading.v1.TradingService.ListVaultAddresses:input_type -> trading.v1.ListVaultAddressesRequest
+	0,  // 15: trading.v1.TradingService.ListWalletHistory:input_type -> trading.v1.ListWalletHistoryRequest
+	4,  // 16: trading.v1.TradingService.SearchWallets:output_type -> trading.v1.SearchWalletsResponse
+	8,  // 17: trading.v1.TradingService.ListVaultAddresses:output_type -> trading.v1.ListVaultAddressesResponse
+	1,  // 18: trading.v1.TradingService.ListWalletHistory:output_type -> trading.v1.ListWalletHistoryResponse
+	16, // [16:19] is the sub-list for method output_type
+	13, // [13:16] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_trading_proto_init() }
@@ -715,14 +1072,15 @@ func file_trading_v1_trading_proto_init() {
 		return
 	}
 	file_trading_v1_trading_proto_msgTypes[0].OneofWrappers = []any{}
-	file_trading_v1_trading_proto_msgTypes[4].OneofWrappers = []any{}
+	file_trading_v1_trading_proto_msgTypes[3].OneofWrappers = []any{}
+	file_trading_v1_trading_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_trading_proto_rawDesc), len(file_trading_v1_trading_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

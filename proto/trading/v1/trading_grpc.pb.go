@@ -23,6 +23,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	TradingService_SearchWallets_FullMethodName      = "/trading.v1.TradingService/SearchWallets"
 	TradingService_ListVaultAddresses_FullMethodName = "/trading.v1.TradingService/ListVaultAddresses"
+	TradingService_ListWalletHistory_FullMethodName  = "/trading.v1.TradingService/ListWalletHistory"
 )
 
 // TradingServiceClient is the client API for TradingService service.
@@ -35,6 +36,10 @@ type TradingServiceClient interface {
 	SearchWallets(ctx context.Context, in *SearchWalletsRequest, opts ...grpc.CallOption) (*SearchWalletsResponse, error)
 	// Endpoint 7: generated vault addresses.
 	ListVaultAddresses(ctx context.Context, in *ListVaultAddressesRequest, opts ...grpc.CallOption) (*ListVaultAddressesResponse, error)
+	// Extension: the journal postings of one of the caller's trading wallets in the order they
+	// were applied, with the wallet's balances after each (a statement); paged by a cursor
+	// that does not shift while the history grows.
+	ListWalletHistory(ctx context.Context, in *ListWalletHistoryRequest, opts ...grpc.CallOption) (*ListWalletHistoryResponse, error)
 }
 
 type tradingServiceClient struct {
@@ -65,6 +70,16 @@ func (c *tradingServiceClient) ListVaultAddresses(ctx context.Context, in *ListV
 	return out, nil
 }
 
+func (c *tradingServiceClient) ListWalletHistory(ctx context.Context, in *ListWalletHistoryRequest, opts ...grpc.CallOption) (*ListWalletHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWalletHistoryResponse)
+	err := c.cc.Invoke(ctx, TradingService_ListWalletHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TradingServiceServer is the server API for TradingService service.
 // All implementations must embed UnimplementedTradingServiceServer
 // for forward compatibility.
@@ -75,6 +90,10 @@ type TradingServiceServer interface {
 	SearchWallets(context.Context, *SearchWalletsRequest) (*SearchWalletsResponse, error)
 	// Endpoint 7: generated vault addresses.
 	ListVaultAddresses(context.Context, *ListVaultAddressesRequest) (*ListVaultAddressesResponse, error)
+	// Extension: the journal postings of one of the caller's trading wallets in the order they
+	// were applied, with the wallet's balances after each (a statement); paged by a cursor
+	// that does not shift while the history grows.
+	ListWalletHistory(context.Context, *ListWalletHistoryRequest) (*ListWalletHistoryResponse, error)
 	mustEmbedUnimplementedTradingServiceServer()
 }
 
@@ -90,6 +109,9 @@ func (UnimplementedTradingServiceServer) SearchWallets(context.Context, *SearchW
 }
 func (UnimplementedTradingServiceServer) ListVaultAddresses(context.Context, *ListVaultAddressesRequest) (*ListVaultAddressesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListVaultAddresses not implemented")
+}
+func (UnimplementedTradingServiceServer) ListWalletHistory(context.Context, *ListWalletHistoryRequest) (*ListWalletHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWalletHistory not implemented")
 }
 func (UnimplementedTradingServiceServer) mustEmbedUnimplementedTradingServiceServer() {}
 func (UnimplementedTradingServiceServer) testEmbeddedByValue()                        {}
@@ -148,6 +170,24 @@ func _TradingService_ListVaultAddresses_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TradingService_ListWalletHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWalletHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingServiceServer).ListWalletHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingService_ListWalletHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingServiceServer).ListWalletHistory(ctx, req.(*ListWalletHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TradingService_ServiceDesc is the grpc.ServiceDesc for TradingService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -162,6 +202,10 @@ var TradingService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListVaultAddresses",
 			Handler:    _TradingService_ListVaultAddresses_Handler,
+		},
+		{
+			MethodName: "ListWalletHistory",
+			Handler:    _TradingService_ListWalletHistory_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

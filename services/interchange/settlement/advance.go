@@ -105,6 +105,7 @@ type outcome struct {
 	status, reason string
 	payInAttempt   int
 	payInHold      string
+	reverseAttempt int
 	refusal        error
 }
 
@@ -116,7 +117,8 @@ type outcome struct {
 //     (refused, the settlement staying PAY_OUT, when a payee no longer holds its share).
 func (s *Service) execute(ctx context.Context, c Settlement) (outcome, error) {
 	p := c.Pending
-	out := outcome{status: p.To, reason: p.Reason, payInAttempt: max(c.PayInAttempt, 1), payInHold: c.PayInHold}
+	out := outcome{status: p.To, reason: p.Reason, payInAttempt: max(c.PayInAttempt, 1), payInHold: c.PayInHold,
+		reverseAttempt: max(c.ReverseAttempt, 1)}
 	switch {
 	case p.To == StatusPayIn:
 		held, err := s.funds.holdPayIn(ctx, c)
@@ -135,7 +137,7 @@ func (s *Service) execute(ctx context.Context, c Settlement) (outcome, error) {
 			return out, err
 		}
 		why := "the payments cannot be reversed: a payee no longer holds its share"
-		out.status, out.reason = c.Status, why
+		out.status, out.reason, out.reverseAttempt = c.Status, why, out.reverseAttempt+1
 		out.refusal = illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status)
 	case p.To == StatusFailed:
 		return out, s.funds.release(ctx, c)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
@@ -14,7 +15,7 @@ import (
 // transfer id when it is the same withdrawal.
 func (s *Service) createWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error) {
 	now := s.store.stamp()
-	w.Status, w.Version, w.CreatedAt, w.UpdatedAt = WithdrawalPending, 1, now, now
+	w.Status, w.Version, w.CreatedAt, w.UpdatedAt, w.HoldAttempt = WithdrawalPending, 1, now, now, 1
 	stored, err := s.store.insertWithdrawal(ctx, w)
 	if err != nil {
 		return Withdrawal{}, err
@@ -73,10 +74,18 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 	if decision == DecisionAccept {
 		target, reason = WithdrawalAccepted, ""
 		held, err := s.funds.holdWithdrawal(ctx, w)
+		if status.Code(err) == codes.AlreadyExists {
+			// A DECLINE released this hold's id before it could be placed: the decision is
+			// taken.
+			return s.store.withdrawal(ctx, w.CompanyID, w.TransferID)
+		}
 		if err != nil {
 			return Withdrawal{}, err
 		}
 		if !held {
+			if err := s.store.nextHoldAttempt(ctx, w); err != nil {
+				return Withdrawal{}, err
+			}
 			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -19,7 +20,7 @@ func TestCreateIsIdempotent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	req := valid()
-	first, err := f.svc.CreateSettlement(companyCtx(ztest), req)
+	first, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,20 +28,20 @@ func TestCreateIsIdempotent(t *testing.T) {
 		t.Fatalf("first answer %v, want REQ-1 RECEIVED with a STL- tracking id", first)
 	}
 	f.mustAdvance(t, first.GetSettlementTrackingId(), settlement.StatusInitiated, settlement.StatusInitiated)
-	again, err := f.svc.CreateSettlement(companyCtx(ztest), proto.Clone(req).(*interchangev1.CreateSettlementRequest))
+	again, err := f.svc.CreateSettlement(f.companyCtx(ztest), proto.Clone(req).(*interchangev1.CreateSettlementRequest))
 	if err != nil || !proto.Equal(first, again) {
 		t.Errorf("repeat = %v, %v; want the first answer %v", again, err, first)
 	}
 	other := valid()
 	other.Settlements[0].Amount = "1.6"
-	_, err = f.svc.CreateSettlement(companyCtx(ztest), other)
+	_, err = f.svc.CreateSettlement(f.companyCtx(ztest), other)
 	wantAppErr(t, err, "ER-104", "header.settlementRequestId")
 	if status.Code(err) != codes.AlreadyExists {
 		t.Errorf("code %s, want AlreadyExists (409)", status.Code(err))
 	}
 	// The request id is scoped to the company: ZACME may use REQ-1 for its own instruction.
 	acme := instruction("REQ-1", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "0.1")})
-	if _, err := f.svc.CreateSettlement(companyCtx(zacme), acme); err != nil {
+	if _, err := f.svc.CreateSettlement(f.companyCtx(zacme), acme); err != nil {
 		t.Errorf("ZACME's REQ-1: %v", err)
 	}
 }
@@ -52,7 +53,7 @@ func TestRacingCreatesStoreOne(t *testing.T) {
 	answers := make(chan string, 20)
 	for range 20 {
 		wg.Go(func() {
-			resp, err := f.svc.CreateSettlement(companyCtx(ztest), valid())
+			resp, err := f.svc.CreateSettlement(f.companyCtx(ztest), valid())
 			if err != nil {
 				t.Errorf("create: %v", err)
 				return
@@ -69,7 +70,7 @@ func TestRacingCreatesStoreOne(t *testing.T) {
 	if len(seen) != 1 {
 		t.Errorf("tracking ids %v, want one for all 20 answers", seen)
 	}
-	got, err := f.svc.SearchSettlements(companyCtx(ztest), &interchangev1.SearchSettlementsRequest{})
+	got, err := f.svc.SearchSettlements(f.companyCtx(ztest), &interchangev1.SearchSettlementsRequest{})
 	if err != nil || got.GetTotal() != 1 {
 		t.Errorf("search = %v, %v; want one settlement", got, err)
 	}
@@ -92,15 +93,80 @@ func TestCreateChecksWallets(t *testing.T) {
 	}
 	for i, tt := range tests {
 		req := instruction(fmt.Sprintf("W-%d", i), []*interchangev1.Settlement{tt.leg})
-		_, err := f.svc.CreateSettlement(companyCtx(ztest), req)
+		_, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
 		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
+		// The settlement engine's instructions are checked alike, as the company's own.
+		venueReq := instruction(fmt.Sprintf("WV-%d", i), []*interchangev1.Settlement{tt.leg})
+		venueReq.Settlements[0].Amount = "-1"
+		_, err = f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: venueReq})
+		t.Run(tt.name+" instructed by the engine", func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
+	}
+}
+
+// TestPayablesComeFromTheVenueSide: a company's own instruction (endpoint 3) holding a
+// payable is 403 naming the leg, and nothing is stored; the settlement engine instructs it
+// for the company, idempotently by the company's request id.
+func TestPayablesComeFromTheVenueSide(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	_, err := f.svc.CreateSettlement(f.companyCtx(ztest), trade("PAY-1"))
+	wantAppErr(t, err, "ER-403", "settlements[1].amount")
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("code %s, want PermissionDenied (403)", status.Code(err))
+	}
+	if got, err := f.svc.SearchSettlements(f.companyCtx(ztest), &interchangev1.SearchSettlementsRequest{}); err != nil || got.GetTotal() != 0 {
+		t.Errorf("search after a refused payable = %v, %v; want nothing stored", got, err)
+	}
+	instruct := func(company string, req *interchangev1.CreateSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
+		return f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: company, Instruction: req})
+	}
+	first, err := instruct(ztest, trade("PAY-1"))
+	if err != nil || first.GetResult().GetStatus() != settlement.StatusReceived || first.GetResult().GetSettlementRequestId() != "PAY-1" {
+		t.Fatalf("InstructSettlement = %v, %v; want PAY-1 RECEIVED", first, err)
+	}
+	again, err := instruct(ztest, trade("PAY-1"))
+	if err != nil || !proto.Equal(first, again) {
+		t.Errorf("repeat = %v, %v; want the first answer %v", again, err, first)
+	}
+	other := trade("PAY-1")
+	other.Settlements[1].Amount = "-21"
+	other.NetSettlements[0].Amount = "-21"
+	_, err = instruct(ztest, other)
+	wantAppErr(t, err, "ER-104", "header.settlementRequestId")
+	if _, err := f.svc.CreateSettlement(f.companyCtx(ztest), trade("PAY-1")); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("the company repeats the engine's payable: %v, want PermissionDenied", err)
+	}
+	_, err = instruct("", trade("PAY-2"))
+	wantAppErr(t, err, "ER-101", "companyId")
+	_, err = instruct("ztest x", trade("PAY-2"))
+	wantAppErr(t, err, "ER-108", "companyId")
+	_, err = instruct(zacme, trade("PAY-2"))
+	wantAppErr(t, err, "ER-102", "settlements[0].counterparty.value")
+}
+
+// TestConfiguredBounds: the service applies Deps.MaxLegs and Deps.MaxGross.
+func TestConfiguredBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(d *settlement.Deps) {
+		d.MaxLegs, d.MaxGross = 2, map[string]amount.Amount{"BTC": amount.MustStored("2")}
+	})
+	instruct := func(req *interchangev1.CreateSettlementRequest) error {
+		_, err := f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: req})
+		return err
+	}
+	_, err := f.svc.CreateSettlement(f.companyCtx(ztest), btcLegs("B-1", "0.5", "0.5", "0.5"))
+	wantAppErr(t, err, "ER-103", "settlements")
+	wantAppErr(t, instruct(btcLegs("B-2", "1.5", "-1")), "ER-103", "settlements")
+	wantAppErr(t, instruct(instruction("B-3", []*interchangev1.Settlement{leg(ethWallet, "ETH", "ETH", "1")})), "ER-103", "settlements")
+	if err := instruct(btcLegs("B-4", "1.5", "-0.5")); err != nil {
+		t.Errorf("a settlement at the bounds: %v", err)
 	}
 }
 
 func TestCallers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	viewer := principal.NewContext(companyCtx(ztest), principal.Principal{Kind: principal.KindUser, CompanyID: ztest, Roles: []string{principal.RoleViewer}})
+	viewer := principal.NewContext(f.companyCtx(ztest), principal.Principal{Kind: principal.KindUser, CompanyID: ztest, Roles: []string{principal.RoleViewer}})
 	if _, err := f.svc.CreateSettlement(viewer, valid()); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("viewer create = %v, want PermissionDenied", err)
 	}
@@ -111,13 +177,16 @@ func TestCallers(t *testing.T) {
 		t.Errorf("engine create = %v, want PermissionDenied", err)
 	}
 	req := &interchangev1.AdvanceSettlementRequest{SettlementTrackingId: "STL-X", ToStatus: settlement.StatusInitiated}
-	impostor := principal.NewContext(companyCtx(ztest), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine", Issuer: "interchange"})
-	for name, ctx := range map[string]context.Context{"company": companyCtx(ztest), "impostor": impostor} {
+	impostor := principal.NewContext(f.companyCtx(ztest), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine", Issuer: "interchange"})
+	for name, ctx := range map[string]context.Context{"company": f.companyCtx(ztest), "impostor": impostor} {
 		if _, err := f.engine.AdvanceSettlement(ctx, req); status.Code(err) != codes.PermissionDenied {
 			t.Errorf("%s: AdvanceSettlement = %v, want PermissionDenied", name, err)
 		}
 		if _, err := f.engine.CreateWithdrawal(ctx, &interchangev1.CreateWithdrawalRequest{}); status.Code(err) != codes.PermissionDenied {
 			t.Errorf("%s: CreateWithdrawal = %v, want PermissionDenied", name, err)
+		}
+		if _, err := f.engine.InstructSettlement(ctx, &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: trade("X")}); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("%s: InstructSettlement = %v, want PermissionDenied", name, err)
 		}
 	}
 }

@@ -5,138 +5,160 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/test/bufconn"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/grpcserver"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/testdb"
+	"github.com/zcustody/suite/services/trading"
+	tradingserver "github.com/zcustody/suite/services/trading/server"
+	tradingstore "github.com/zcustody/suite/services/trading/store"
 )
 
 // Demo-shaped ids of the tests.
 const (
-	ztest     = "ZTEST"
-	zacme     = "ZACME"
-	venue     = "BYBIT"
-	btcWallet = "ZTEST-TW-BTC0000001"
-	ethWallet = "ZTEST-TW-ETH0000001"
-	acmeBTC   = "ZACME-TW-BTC0000001"
+	ztest      = "ZTEST"
+	zacme      = "ZACME"
+	venue      = "BYBIT"
+	btcWallet  = "ZTEST-TW-BTC0000001"
+	btcWallet2 = "ZTEST-TW-BTC0000002"
+	ethWallet  = "ZTEST-TW-ETH0000001"
+	usdcWallet = "ZTEST-TW-USDC000001"
+	acmeBTC    = "ZACME-TW-BTC0000001"
 )
 
-// balance is one wallet's balances in the fake ledger.
-type balance struct{ available, ledger, pendingOut decimal.Decimal }
-
-// fakeLedger stands in for trading's ledger API: movements apply at most once per id, a
-// negative balance is refused (FailedPrecondition), venue settlement wallets appear on their
-// first movement. fail, when set, can make a movement fail before it applies.
-type fakeLedger struct {
-	tradingv1.TradingLedgerServiceClient
-	mu      sync.Mutex
-	wallets map[string]*balance // company/wallet → balances
-	applied map[string]bool
-	fail    func(movementID string) error // called outside the lock: it may call the service
+// ledger is trading for real: its store on the test database, its ledger and wallet
+// servers behind its own interceptor chain (token verification, authz), reached over
+// bufconn. fail, when set, makes a call fail before it reaches trading (a network fault);
+// lose makes a call fail after trading answered (the answer lost on its way back).
+type ledger struct {
+	store *tradingstore.Store
+	mu    sync.Mutex
+	fail  func(entryID string) error
+	lose  func(entryID string) error
+	seq   atomic.Int64
 }
 
-func (l *fakeLedger) failure() func(string) error {
+func (l *ledger) failure() (before, after func(string) error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.fail
+	return l.fail, l.lose
 }
 
-func (l *fakeLedger) ApplyMovement(ctx context.Context, in *tradingv1.ApplyMovementRequest, _ ...grpc.CallOption) (*tradingv1.ApplyMovementResponse, error) {
-	if fail := l.failure(); fail != nil {
-		if err := fail(in.GetMovementId()); err != nil {
-			return nil, err
+func (l *ledger) setFail(f func(string) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fail = f
+}
+
+func (l *ledger) setLose(f func(string) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lose = f
+}
+
+// intercept fails the calls l.fail picks before they reach trading, and loses the answers
+// of those l.lose picks, by the entry id they carry.
+func (l *ledger) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	r, ok := req.(interface{ GetEntryId() string })
+	if !ok {
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	before, after := l.failure()
+	if before != nil {
+		if err := before(r.GetEntryId()); err != nil {
+			return err
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	key := in.GetCompanyId() + "/" + in.GetWalletId()
-	b, ok := l.wallets[key]
-	if !ok && strings.HasPrefix(in.GetCompanyId(), "VENUE-") && strings.Contains(in.GetWalletId(), "-ISW-") {
-		b = &balance{}
-		l.wallets[key] = b
+	if err := invoker(ctx, method, req, reply, cc, opts...); err != nil {
+		return err
 	}
-	if b == nil {
-		return nil, status.Error(codes.NotFound, "no wallet "+key)
+	if after != nil {
+		return after(r.GetEntryId())
 	}
-	if l.applied[in.GetMovementId()] {
-		return &tradingv1.ApplyMovementResponse{MovementId: in.GetMovementId()}, nil
-	}
-	next := balance{add(b.available, in.GetAvailableDelta()), add(b.ledger, in.GetLedgerDelta()), add(b.pendingOut, in.GetPendingOutDelta())}
-	if next.available.IsNegative() || next.ledger.IsNegative() || next.pendingOut.IsNegative() {
-		return nil, status.Error(codes.FailedPrecondition, "insufficient funds in "+key)
-	}
-	*b = next
-	l.applied[in.GetMovementId()] = true
-	return &tradingv1.ApplyMovementResponse{MovementId: in.GetMovementId(), Applied: true}, nil
+	return nil
 }
 
-func add(d decimal.Decimal, delta string) decimal.Decimal {
-	if delta == "" {
-		return d
+// fund sets a wallet's ledger balance through trading's journal: a deposit of what is
+// missing, or a withdrawal of what is too much.
+func (l *ledger) fund(t *testing.T, company, wallet, currency, target string) {
+	t.Helper()
+	ctx := context.Background()
+	have := amount.Zero
+	if acc, err := l.store.Journal().Accounts(ctx, wallet); err == nil {
+		have = acc[currency].Ledger()
 	}
-	return d.Add(decimal.RequireFromString(delta))
+	diff := amount.MustStored(target).Sub(have)
+	id := fmt.Sprintf("fund-%d", l.seq.Add(1))
+	switch {
+	case diff.Sign() > 0:
+		if _, err := l.store.Deposit(ctx, id, company, wallet, currency, diff); err != nil {
+			t.Fatal(err)
+		}
+	case diff.Sign() < 0:
+		e := journal.Entry{ID: id, Kind: journal.Single, Legs: []journal.Leg{
+			{Holder: wallet, Currency: currency, Side: journal.Debit, Amount: diff.Neg()},
+			{Holder: "world:withdrawals", Currency: currency, Side: journal.Credit, Amount: diff.Neg()}}}
+		if _, err := l.store.RecordEntry(ctx, e, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
-// fund sets a wallet's available and ledger balance.
-func (l *fakeLedger) fund(company, wallet, amount string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	a := decimal.RequireFromString(amount)
-	l.wallets[company+"/"+wallet] = &balance{available: a, ledger: a}
-}
-
-// get returns a wallet's available/ledger/pendingOut as strings.
-func (l *fakeLedger) get(company, wallet string) [3]string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.wallets[company+"/"+wallet]
-	if !ok {
+// get returns a wallet's available/ledger/pendingOut in currency as strings.
+func (l *ledger) get(t *testing.T, wallet, currency string) [3]string {
+	t.Helper()
+	acc, err := l.store.Journal().Accounts(context.Background(), wallet)
+	if errors.Is(err, journal.ErrAccountNotFound) {
 		return [3]string{"0", "0", "0"}
 	}
-	return [3]string{b.available.String(), b.ledger.String(), b.pendingOut.String()}
-}
-
-// fakeWallets answers trading's wallet search with fixed wallets, scoped to the company of
-// the principal in the context (in the service the caller's token is forwarded).
-type fakeWallets struct {
-	tradingv1.TradingServiceClient
-	wallets []*tradingv1.Wallet
-}
-
-func (f fakeWallets) SearchWallets(ctx context.Context, in *tradingv1.SearchWalletsRequest, _ ...grpc.CallOption) (*tradingv1.SearchWalletsResponse, error) {
-	out := &tradingv1.SearchWalletsResponse{}
-	caller, _ := principal.FromContext(ctx)
-	for _, w := range f.wallets {
-		for _, id := range in.GetIds() {
-			if w.GetId() == id && w.GetCompanyId() == caller.CompanyID {
-				out.Items = append(out.Items, w)
-			}
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out, nil
+	c := acc[currency]
+	return [3]string{c.Available().String(), c.Ledger().String(), c.PendingOut().String()}
+}
+
+// reconciled fails the test unless trading's journal reconciles.
+func (l *ledger) reconciled(t *testing.T) {
+	t.Helper()
+	r, err := l.store.Journal().Reconcile(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Clean() {
+		t.Fatalf("trading's journal does not reconcile:\n%s", strings.Join(r.Violations, "\n"))
+	}
 }
 
 type fixture struct {
 	svc    *settlement.Service
 	engine interchangev1.SettlementEngineServiceServer
-	ledger *fakeLedger
+	ledger *ledger
 	clock  *clock
 	logs   *logLines
 	db     *mongo.Database
+	keys   keys
 }
 
 // logLines keeps the service's JSON log lines.
@@ -174,34 +196,102 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now
 
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
 
-func newFixture(t *testing.T) fixture {
-	t.Helper()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &fakeLedger{wallets: map[string]*balance{}, applied: map[string]bool{}}
-	wallets := fakeWallets{wallets: []*tradingv1.Wallet{
-		{Id: btcWallet, CompanyId: ztest, VenueId: venue, Status: "ACTIVE", Currency: "BTC"},
-		{Id: ethWallet, CompanyId: ztest, VenueId: venue, Status: "ACTIVE", Currency: "ETH"},
-		{Id: "ZTEST-TW-DERIBIT001", CompanyId: ztest, VenueId: "DERIBIT", Status: "ACTIVE", Currency: "BTC"},
-		{Id: "ZTEST-TW-CLOSED0001", CompanyId: ztest, VenueId: venue, Status: "DEACTIVATED", Currency: "BTC"},
-		{Id: acmeBTC, CompanyId: zacme, VenueId: venue, Status: "ACTIVE", Currency: "BTC"},
-	}}
-	c := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	logs, db := &logLines{}, testdb.New(t)
-	svc, err := settlement.Setup(context.Background(), settlement.Deps{DB: db, Trading: l, Wallets: wallets,
-		Signer: principal.NewSigner("interchange", key, time.Minute), Now: c.Now, Lease: 10 * time.Second,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fixture{svc: svc, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db}
+// Keys of the test: interchange signs its calls to trading, the gateway the callers'
+// forwarded principals.
+type keys struct {
+	interchange, gateway *principal.Signer
+	verifier             *principal.Verifier
 }
 
-// companyCtx is a company-level call of companyID, as the gateway forwards it.
-func companyCtx(companyID string) context.Context {
-	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: companyID, Issuer: "gateway"})
+func newKeys(t *testing.T) keys {
+	t.Helper()
+	ixPub, ixKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gwPub, gwKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys{interchange: principal.NewSigner("interchange", ixKey, time.Minute), gateway: principal.NewSigner("gateway", gwKey, time.Minute),
+		verifier: principal.NewVerifier(map[string]ed25519.PublicKey{"interchange": ixPub, "gateway": gwPub})}
+}
+
+// startTrading serves trading's real servers on db over bufconn and returns a connection.
+func startTrading(t *testing.T, db *mongo.Database, k keys, l *ledger) *grpc.ClientConn {
+	t.Helper()
+	st := tradingstore.New(db)
+	if err := st.EnsureIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.store = st
+	srv := grpcserver.New(slog.New(slog.DiscardHandler), k.verifier, tradingserver.Policy())
+	tradingv1.RegisterTradingServiceServer(srv.GRPC, tradingserver.New(st))
+	tradingv1.RegisterTradingLedgerServiceServer(srv.GRPC, tradingserver.NewLedger(st))
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.GRPC.Serve(lis) }()
+	t.Cleanup(srv.GRPC.Stop)
+	conn, err := grpc.NewClient("passthrough:///trading", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithUnaryInterceptor(l.intercept))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// The trading wallets of the tests.
+var testWallets = []struct{ id, company, venue, status, currency string }{
+	{btcWallet, ztest, venue, "ACTIVE", "BTC"},
+	{btcWallet2, ztest, venue, "ACTIVE", "BTC"},
+	{ethWallet, ztest, venue, "ACTIVE", "ETH"},
+	{usdcWallet, ztest, venue, "ACTIVE", "USDC"},
+	{"ZTEST-TW-DERIBIT001", ztest, "DERIBIT", "ACTIVE", "BTC"},
+	{"ZTEST-TW-CLOSED0001", ztest, venue, "DEACTIVATED", "BTC"},
+	{acmeBTC, zacme, venue, "ACTIVE", "BTC"},
+}
+
+// newFixture starts trading and the settlement service on a fresh database; options change
+// the service's dependencies (a short lease, the real clock, other bounds).
+func newFixture(t *testing.T, options ...func(*settlement.Deps)) fixture {
+	t.Helper()
+	k := newKeys(t)
+	db := testdb.New(t)
+	l := &ledger{}
+	conn := startTrading(t, db, k, l)
+	for _, w := range testWallets {
+		tw := trading.Wallet{ID: w.id, CompanyID: w.company, VenueID: w.venue, Name: w.id, Status: w.status, Currency: w.currency, CustomProperties: `{}`, Version: 1}
+		if _, err := l.store.InsertWallet(context.Background(), tw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	logs := &logLines{}
+	deps := settlement.Deps{DB: db, Trading: tradingv1.NewTradingLedgerServiceClient(conn),
+		Wallets: tradingv1.NewTradingServiceClient(conn), Signer: k.interchange, Now: c.Now, Lease: 10 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	for _, o := range options {
+		o(&deps)
+	}
+	svc, err := settlement.Setup(context.Background(), deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{svc: svc, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
+}
+
+// companyCtx is a company-level call of companyID, as the gateway forwards it: the
+// principal, and its token in the incoming metadata (interchange forwards it to trading).
+func (f fixture) companyCtx(companyID string) context.Context {
+	p := principal.Principal{Kind: principal.KindCompany, CompanyID: companyID}
+	token, err := f.keys.gateway.Sign(p)
+	if err != nil {
+		panic(err)
+	}
+	p.Issuer = "gateway"
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(principal.MetadataKey, token))
+	return principal.NewContext(ctx, p)
 }
 
 // engineCtx is a call of the settlement engine.
@@ -224,11 +314,22 @@ func instruction(requestID string, legs []*interchangev1.Settlement, nets ...*in
 
 func (f fixture) create(t *testing.T, req *interchangev1.CreateSettlementRequest) string {
 	t.Helper()
-	resp, err := f.svc.CreateSettlement(companyCtx(ztest), req)
+	resp, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return resp.GetSettlementTrackingId()
+}
+
+// instruct records req for company through the settlement engine (payables allowed) and
+// returns its tracking id.
+func (f fixture) instruct(t *testing.T, company string, req *interchangev1.CreateSettlementRequest) string {
+	t.Helper()
+	resp, err := f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: company, Instruction: req})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.GetResult().GetSettlementTrackingId()
 }
 
 // advance asks the engine for a transition and returns the resulting status and error.

@@ -36,7 +36,7 @@ func payInID(s Settlement) string {
 }
 func payOutID(s Settlement) string { return "stl:" + s.TrackingID + ":payout" }
 func reverseID(s Settlement) string {
-	return "stl:" + s.TrackingID + ":reverse"
+	return fmt.Sprintf("stl:%s:reverse:%d", s.TrackingID, max(s.ReverseAttempt, 1))
 }
 
 // clearing is the settlement's clearing account in trading's journal.
@@ -171,34 +171,47 @@ func done(o tradingv1.EntryOutcome) bool {
 // addDecimal adds two canonical decimal strings ("" is zero).
 func addDecimal(a, b string) string { return amount.MustStored(a).Add(amount.MustStored(b)).String() }
 
-// withdrawalHold is the hold of withdrawal w's amount.
-func withdrawalHold(w Withdrawal) string { return "wd:" + w.TransferID + ":hold" }
+// holdAttempt is w's current hold attempt (1 for withdrawals stored before attempts).
+func holdAttempt(w Withdrawal) int { return max(w.HoldAttempt, 1) }
+
+// withdrawalHold is the hold of withdrawal w's amount at attempt n.
+func withdrawalHold(w Withdrawal, n int) string { return fmt.Sprintf("wd:%s:hold:%d", w.TransferID, n) }
 
 // holdWithdrawal reserves w's amount on its wallet (available → pending out) for the world
-// outside; it reports false when the wallet lacks it.
+// outside, under w's current attempt; it reports false when the wallet lacks it. A hold id
+// a DECLINE already released (blocked) is AlreadyExists.
 func (f funds) holdWithdrawal(ctx context.Context, w Withdrawal) (bool, error) {
-	return f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: withdrawalHold(w), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
+	return f.record(ctx, &tradingv1.RecordEntryRequest{EntryId: withdrawalHold(w, holdAttempt(w)), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
 		Code: "withdrawal.hold", BusinessKey: w.TransferID, Legs: []*tradingv1.JournalLeg{
 			{CompanyId: w.CompanyID, Account: w.WalletID, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: w.Amount},
 			{Account: "world:withdrawals", Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: w.Amount},
 		}})
 }
 
-// settleWithdrawal posts an accepted withdrawal's hold: the amount leaves the wallet.
+// settleWithdrawal posts an accepted withdrawal's hold (its attempt is frozen by the
+// decision): the amount leaves the wallet.
 func (f funds) settleWithdrawal(ctx context.Context, w Withdrawal) error {
-	out, err := f.resolve(ctx, withdrawalHold(w), "wd:"+w.TransferID+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, "withdrawal.post")
+	hold := withdrawalHold(w, holdAttempt(w))
+	out, err := f.resolve(ctx, hold, hold+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, "withdrawal.post")
 	if err == nil && !done(out) {
-		return fmt.Errorf("%w: post of %s answered %s", errLedger, withdrawalHold(w), out)
+		return fmt.Errorf("%w: post of %s answered %s", errLedger, hold, out)
 	}
 	return err
 }
 
-// releaseWithdrawal voids a declined withdrawal's hold, if one was placed (an ACCEPT that
-// lost the race to the DECLINE may have placed it).
+// releaseWithdrawal voids every hold an ACCEPT may have placed on a declined withdrawal (one
+// that lost the race to the DECLINE): a hold placed is released, one not placed yet is
+// blocked, so it can never be placed after.
 func (f funds) releaseWithdrawal(ctx context.Context, w Withdrawal) error {
-	out, err := f.resolve(ctx, withdrawalHold(w), "wd:"+w.TransferID+":void", tradingv1.ResolveKind_RESOLVE_KIND_VOID, "withdrawal.release")
-	if err == nil && out == tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED {
-		return fmt.Errorf("%w: %s is posted, it cannot be released", errLedger, withdrawalHold(w))
+	for n := 1; n <= holdAttempt(w); n++ {
+		hold := withdrawalHold(w, n)
+		out, err := f.resolve(ctx, hold, hold+":void", tradingv1.ResolveKind_RESOLVE_KIND_VOID, "withdrawal.release")
+		if err != nil {
+			return err
+		}
+		if out == tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED {
+			return fmt.Errorf("%w: %s is posted, it cannot be released", errLedger, hold)
+		}
 	}
-	return err
+	return nil
 }

@@ -6,11 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/internal/amount"
 )
 
 func wantAppErr(t *testing.T, err error, code, field string) {
@@ -27,13 +31,25 @@ func wantAppErr(t *testing.T, err error, code, field string) {
 	}
 }
 
+// valid is a client's instruction (receivables only): BTC 1.5 leg by leg, ETH 20 netted.
 func valid() *interchangev1.CreateSettlementRequest {
 	req := instruction("REQ-1", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5"), leg(ethWallet, "ETH", "ETH", "20")},
-		&interchangev1.NetSettlement{Currency: "ETH", Ledger: "ETH", Amount: "-20"})
+		&interchangev1.NetSettlement{Currency: "ETH", Ledger: "ETH", Amount: "20"})
 	req.Header.ReceivableAddresses = []*interchangev1.ReceivableAddress{{Address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh", Ledger: "XRP", DestinationTag: 2147483647, Memo: "m"}}
 	req.Settlements[0].ExternalSettlementId = "EXT-1"
 	req.Settlements[0].ExecutionDate = "2026-11-21"
 	return req
+}
+
+// clientRules are endpoint 3's default bounds; venueRules the settlement engine's.
+func clientRules() settlement.Rules {
+	return settlement.Rules{MaxLegs: settlement.DefaultMaxLegs, MaxGross: settlement.DefaultMaxGross()}
+}
+
+func venueRules() settlement.Rules {
+	r := clientRules()
+	r.Payables = true
+	return r
 }
 
 func TestParseInstructionRefuses(t *testing.T) {
@@ -79,7 +95,8 @@ func TestParseInstructionRefuses(t *testing.T) {
 		{"inconsistent ledger", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Ledger = "ETH" }), "ER-108", "settlements[0].ledger"},
 		{"no amount", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "" }), "ER-101", "settlements[0].amount"},
 		{"zero amount", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "0" }), "ER-108", "settlements[0].amount"},
-		{"negative amount", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "-1" }), "ER-108", "settlements[0].amount"},
+		{"payable", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "-1" }), "ER-403", "settlements[0].amount"},
+		{"negative zero", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "-0" }), "ER-108", "settlements[0].amount"},
 		{"not canonical", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "1.50" }), "ER-108", "settlements[0].amount"},
 		{"exponent", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "1e2" }), "ER-108", "settlements[0].amount"},
 		{"below a satoshi", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "0.000000001" }), "ER-108", "settlements[0].amount"},
@@ -92,7 +109,18 @@ func TestParseInstructionRefuses(t *testing.T) {
 		{"net unsupported", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Currency = "DOGE" }), "ER-111", "netSettlements[0].currency"},
 		{"net ledger", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Ledger = "BTC" }), "ER-108", "netSettlements[0].ledger"},
 		{"net amount", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Amount = "-0" }), "ER-108", "netSettlements[0].amount"},
-		{"net above gross", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Amount = "-20.1" }), "ER-108", "netSettlements[0].amount"},
+		{"net above the sum", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Amount = "20.1" }), "ER-108", "netSettlements[0].amount"},
+		{"net below the sum", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Amount = "19.999" }), "ER-108", "netSettlements[0].amount"},
+		{"net of the other sign", with(func(r *interchangev1.CreateSettlementRequest) { r.NetSettlements[0].Amount = "-20" }), "ER-108", "netSettlements[0].amount"},
+		{"net finer than the currency", with(func(r *interchangev1.CreateSettlementRequest) {
+			r.NetSettlements[0].Amount = "20.0000000000000000001"
+		}), "ER-108", "netSettlements[0].amount"},
+		{"net on another ledger than its legs", with(func(r *interchangev1.CreateSettlementRequest) {
+			r.Settlements = append(r.Settlements, leg(usdcWallet, "USDC", "XLM", "1"))
+			r.Header.InstructionCount = 3
+			r.NetSettlements = []*interchangev1.NetSettlement{{Currency: "USDC", Ledger: "ETH", Amount: "1"}}
+		}), "ER-108", "netSettlements[0].ledger"},
+		{"gross beyond its bound", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "10000.00000001" }), "ER-103", "settlements"},
 		{"net twice", with(func(r *interchangev1.CreateSettlementRequest) {
 			r.NetSettlements = append(r.NetSettlements, &interchangev1.NetSettlement{Currency: "ETH", Ledger: "ETH", Amount: "1"})
 		}), "ER-108", "netSettlements[1].currency"},
@@ -100,47 +128,165 @@ func TestParseInstructionRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := settlement.ParseInstruction(ztest, tt.give)
+			_, err := settlement.ParseInstruction(ztest, tt.give, clientRules())
 			wantAppErr(t, err, tt.wantCode, tt.wantField)
 		})
 	}
 }
 
-func TestObligations(t *testing.T) {
+// TestShares: who pays into a settlement and who is paid out of it. Without a net each leg
+// settles on its own against the venue's settlement wallet; with one, each wallet's legs net
+// to one amount and the venue pays or receives only the net. Per currency the payers'
+// amounts equal the payees'.
+func TestShares(t *testing.T) {
 	t.Parallel()
-	req := instruction("R", []*interchangev1.Settlement{
-		leg(btcWallet, "BTC", "BTC", "1.5"), leg(ethWallet, "ETH", "ETH", "20"), leg(ethWallet, "ETH", "ETH", "5.5"),
-		leg(btcWallet, "BTC", "BTC", "0.25"), leg("ZTEST-TW-USDC000001", "USDC", "XLM", "3")},
-		&interchangev1.NetSettlement{Currency: "ETH", Ledger: "ETH", Amount: "-14.5"},
-		&interchangev1.NetSettlement{Currency: "USDC", Ledger: "XLM", Amount: "0"})
-	got, err := settlement.ParseInstruction(ztest, req)
-	if err != nil {
-		t.Fatal(err)
+	payer := func(wallet, currency, a string) settlement.Share {
+		return settlement.Share{Role: settlement.RolePayer, CompanyID: companyOf(wallet), WalletID: wallet, Currency: currency, Amount: a}
 	}
-	want := []settlement.Obligation{
-		{Key: "net-ETH", WalletID: ethWallet, Currency: "ETH", Amount: "14.5", Direction: settlement.DirectionOut},
-		{Key: "leg1", WalletID: btcWallet, Currency: "BTC", Amount: "1.5", Direction: settlement.DirectionIn},
-		{Key: "leg4", WalletID: btcWallet, Currency: "BTC", Amount: "0.25", Direction: settlement.DirectionIn},
+	payee := func(wallet, currency, a string) settlement.Share {
+		return settlement.Share{Role: settlement.RolePayee, CompanyID: companyOf(wallet), WalletID: wallet, Currency: currency, Amount: a}
 	}
-	if diff := cmp.Diff(want, got.Obligations); diff != "" {
-		t.Errorf("obligations diff (-want +got):\n%s", diff)
+	btcNet := func(a string) *interchangev1.NetSettlement {
+		return &interchangev1.NetSettlement{Currency: "BTC", Ledger: "BTC", Amount: a}
 	}
-	split := proto.Clone(req).(*interchangev1.CreateSettlementRequest)
-	split.Settlements[2].Counterparty.Value = "ZTEST-TW-ETH0000002"
-	_, err = settlement.ParseInstruction(ztest, split)
-	wantAppErr(t, err, "ER-108", "netSettlements[0].currency")
+	tests := []struct {
+		name string
+		legs []*interchangev1.Settlement
+		nets []*interchangev1.NetSettlement
+		want []settlement.Share
+	}{
+		{"a receivable", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5")}, nil,
+			[]settlement.Share{payer(btcWallet, "BTC", "1.5"), payee(venueBTC, "BTC", "1.5")}},
+		{"a payable", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "-1.5")}, nil,
+			[]settlement.Share{payer(venueBTC, "BTC", "1.5"), payee(btcWallet, "BTC", "1.5")}},
+		{"legs settled one by one are not netted", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "1.5"), leg(btcWallet, "BTC", "BTC", "0.25"), leg(btcWallet, "BTC", "BTC", "-0.5")}, nil,
+			[]settlement.Share{payer(btcWallet, "BTC", "1.75"), payer(venueBTC, "BTC", "0.5"), payee(btcWallet, "BTC", "0.5"), payee(venueBTC, "BTC", "1.75")}},
+		{"a wallet's legs netted", []*interchangev1.Settlement{
+			leg(ethWallet, "ETH", "ETH", "-20"), leg(ethWallet, "ETH", "ETH", "5.5")},
+			[]*interchangev1.NetSettlement{{Currency: "ETH", Ledger: "ETH", Amount: "-14.5"}},
+			[]settlement.Share{payer(venueETH, "ETH", "14.5"), payee(ethWallet, "ETH", "14.5")}},
+		{"two wallets netted, the venue pays", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "0.5"), leg(btcWallet2, "BTC", "BTC", "-2")}, []*interchangev1.NetSettlement{btcNet("-1.5")},
+			[]settlement.Share{payer(btcWallet, "BTC", "0.5"), payer(venueBTC, "BTC", "1.5"), payee(btcWallet2, "BTC", "2")}},
+		{"two wallets netted, the venue receives", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "2"), leg(btcWallet2, "BTC", "BTC", "-0.5")}, []*interchangev1.NetSettlement{btcNet("1.5")},
+			[]settlement.Share{payer(btcWallet, "BTC", "2"), payee(btcWallet2, "BTC", "0.5"), payee(venueBTC, "BTC", "1.5")}},
+		{"a net of zero between two wallets", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "1"), leg(btcWallet2, "BTC", "BTC", "-1")}, []*interchangev1.NetSettlement{btcNet("0")},
+			[]settlement.Share{payer(btcWallet, "BTC", "1"), payee(btcWallet2, "BTC", "1")}},
+		{"legs that cancel out move nothing", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "1"), leg(btcWallet, "BTC", "BTC", "-1")}, []*interchangev1.NetSettlement{btcNet("0")}, nil},
+		{"one currency netted, another not", []*interchangev1.Settlement{
+			leg(btcWallet, "BTC", "BTC", "0.1"), leg(ethWallet, "ETH", "ETH", "-3"), leg(ethWallet, "ETH", "ETH", "1")},
+			[]*interchangev1.NetSettlement{{Currency: "ETH", Ledger: "ETH", Amount: "-2"}},
+			[]settlement.Share{payer(btcWallet, "BTC", "0.1"), payee(venueBTC, "BTC", "0.1"), payer(venueETH, "ETH", "2"), payee(ethWallet, "ETH", "2")}},
+	}
+	byKey := cmpopts.SortSlices(func(a, b settlement.Share) bool {
+		return a.Role+a.Currency+a.WalletID < b.Role+b.Currency+b.WalletID
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := settlement.ParseInstruction(ztest, instruction("R", tt.legs, tt.nets...), venueRules())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.Shares, byKey, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("shares (-want +got):\n%s", diff)
+			}
+			balance := map[string]amount.Amount{}
+			for _, sh := range got.Shares {
+				a := amount.MustStored(sh.Amount)
+				if a.Sign() <= 0 {
+					t.Errorf("share %+v is not positive", sh)
+				}
+				if sh.Role == settlement.RolePayee {
+					a = a.Neg()
+				}
+				balance[sh.Currency] = balance[sh.Currency].Add(a)
+			}
+			for cur, b := range balance {
+				if !b.IsZero() {
+					t.Errorf("%s payers and payees differ by %s", cur, b)
+				}
+			}
+		})
+	}
+}
+
+// companyOf is the company of a test wallet: the venue's for its settlement wallets.
+func companyOf(wallet string) string {
+	if strings.HasPrefix(wallet, venue+"-ISW-") {
+		return venueCompany
+	}
+	return ztest
+}
+
+// btcLegs is an instruction of one BTC leg on btcWallet per amount.
+func btcLegs(requestID string, amounts ...string) *interchangev1.CreateSettlementRequest {
+	legs := make([]*interchangev1.Settlement, 0, len(amounts))
+	for _, a := range amounts {
+		legs = append(legs, leg(btcWallet, "BTC", "BTC", a))
+	}
+	return instruction(requestID, legs)
+}
+
+// TestRules: endpoint 3 holds receivables only; legs per settlement and the gross amount
+// per currency are bounded (ER-103), a currency without a bound refused.
+func TestRules(t *testing.T) {
+	t.Parallel()
+	btc := func(amounts ...string) *interchangev1.CreateSettlementRequest { return btcLegs("R", amounts...) }
+	many := make([]string, settlement.DefaultMaxLegs+1)
+	for i := range many {
+		many[i] = "0.00000001"
+	}
+	small := settlement.Rules{MaxLegs: 2, MaxGross: map[string]amount.Amount{"BTC": amount.MustStored("2")}, Payables: true}
+	tests := []struct {
+		name      string
+		give      *interchangev1.CreateSettlementRequest
+		rules     settlement.Rules
+		wantCode  string
+		wantField string
+	}{
+		{"a client's payable", btc("1", "-0.5"), clientRules(), "ER-403", "settlements[1].amount"},
+		{"the venue's payable", btc("1", "-0.5"), venueRules(), "", ""},
+		{"legs at the default bound", btc(many[1:]...), clientRules(), "", ""},
+		{"legs beyond the default bound", btc(many...), clientRules(), "ER-103", "settlements"},
+		{"legs beyond the bound", btc("1", "0.5", "0.25"), small, "ER-103", "settlements"},
+		{"gross at the bound", btc("1.5", "-0.5"), small, "", ""},
+		{"gross beyond the bound, net within", btc("1.5", "-0.50000001"), small, "ER-103", "settlements"},
+		{"a currency without a bound", instruction("R", []*interchangev1.Settlement{leg(ethWallet, "ETH", "ETH", "1")}), small, "ER-103", "settlements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := settlement.ParseInstruction(ztest, tt.give, tt.rules)
+			if tt.wantCode == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			wantAppErr(t, err, tt.wantCode, tt.wantField)
+		})
+	}
+	_, err := settlement.ParseInstruction(ztest, btc("1", "-0.5"), clientRules())
+	if status.Code(err) != codes.PermissionDenied {
+		t.Errorf("a client's payable: %s, want PermissionDenied (403)", status.Code(err))
+	}
 }
 
 func TestBodyHashIgnoresNothingThatMatters(t *testing.T) {
 	t.Parallel()
-	a, err := settlement.ParseInstruction(ztest, valid())
+	a, err := settlement.ParseInstruction(ztest, valid(), clientRules())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := settlement.ParseInstruction(ztest, valid())
+	b, _ := settlement.ParseInstruction(ztest, valid(), clientRules())
 	changed := valid()
 	changed.Settlements[0].Amount = "1.6"
-	c, _ := settlement.ParseInstruction(ztest, changed)
+	c, _ := settlement.ParseInstruction(ztest, changed, clientRules())
 	if a.BodyHash != b.BodyHash || a.BodyHash == c.BodyHash {
 		t.Errorf("hashes %s %s %s: want the same body to hash the same and another body not", a.BodyHash, b.BodyHash, c.BodyHash)
 	}

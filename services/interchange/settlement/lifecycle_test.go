@@ -15,21 +15,51 @@ import (
 	"github.com/zcustody/suite/services/interchange/settlement"
 )
 
-// trade is a BTC receivable of 1.5 and an ETH payable of 20 (net -20) at BYBIT.
+// The venue's side of the tests: its company and settlement wallets.
+const (
+	venueCompany = "VENUE-BYBIT"
+	venueBTC     = "BYBIT-ISW-BTC"
+	venueETH     = "BYBIT-ISW-ETH"
+)
+
+// zero is an account that holds nothing (or does not exist).
+var zero = [3]string{"0", "0", "0"}
+
+// trade is a BTC receivable of 1.5 (the client pays) and an ETH payable of 20 (the venue
+// pays, net -20) at BYBIT: an instruction of the venue's side.
 func trade(requestID string) *interchangev1.CreateSettlementRequest {
-	return instruction(requestID, []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5"), leg(ethWallet, "ETH", "ETH", "20")},
+	return instruction(requestID, []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5"), leg(ethWallet, "ETH", "ETH", "-20")},
 		&interchangev1.NetSettlement{Currency: "ETH", Ledger: "ETH", Amount: "-20"})
 }
 
-// funded returns a fixture whose client and venue wallets hold plenty.
-func funded(t *testing.T) fixture {
+// funded returns a fixture whose client BTC wallet holds 100 and the venue's ETH wallet 1000.
+func funded(t *testing.T, options ...func(*settlement.Deps)) fixture {
 	t.Helper()
-	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "100")
-	f.ledger.fund(ztest, ethWallet, "0")
-	f.ledger.fund("VENUE-BYBIT", "BYBIT-ISW-BTC", "0")
-	f.ledger.fund("VENUE-BYBIT", "BYBIT-ISW-ETH", "1000")
+	f := newFixture(t, options...)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "100")
+	f.ledger.fund(t, venueCompany, venueETH, "ETH", "1000")
 	return f
+}
+
+// wantBalances checks [available, ledger, pendingOut] of each account named "<wallet> <currency>".
+func (f fixture) wantBalances(t *testing.T, when string, want map[string][3]string) {
+	t.Helper()
+	got := map[string][3]string{}
+	for key := range want {
+		wallet, currency, _ := strings.Cut(key, " ")
+		got[key] = f.ledger.get(t, wallet, currency)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("balances %s (-want +got):\n%s", when, diff)
+	}
+}
+
+// walk advances a settlement through steps, each answered with its own status.
+func (f fixture) walk(t *testing.T, trackingID string, steps ...string) {
+	t.Helper()
+	for _, step := range steps {
+		f.mustAdvance(t, trackingID, step, step)
+	}
 }
 
 // pathTo lists the transitions that bring a new settlement to status.
@@ -50,122 +80,159 @@ func TestStateMachine(t *testing.T) {
 	t.Parallel()
 	f := funded(t)
 	n := 0
+	at := func(from string) (string, string) {
+		n++
+		requestID := fmt.Sprintf("SM-%d", n)
+		id := f.instruct(t, ztest, trade(requestID))
+		f.walk(t, id, pathTo[from]...)
+		return id, requestID
+	}
 	for _, from := range settlement.Statuses() {
+		id, requestID := at(from)
 		for _, to := range settlement.Statuses() {
-			n++
-			id := f.create(t, trade(fmt.Sprintf("SM-%d", n)))
-			for _, step := range pathTo[from] {
-				f.mustAdvance(t, id, step, step)
-			}
-			got, err := f.advance(id, to)
 			if settlement.Allowed(from, to) {
-				if err != nil || got != to {
-					t.Errorf("%s → %s = %q, %v; want allowed", from, to, got, err)
-				}
 				continue
 			}
+			got, err := f.advance(id, to)
 			if status.Code(err) != codes.FailedPrecondition {
 				t.Errorf("%s → %s = %q, %v; want FailedPrecondition", from, to, got, err)
 			}
 			wantAppErr(t, err, "ER-409", "")
 		}
+		if got := f.settlementStatus(t, requestID); got != from {
+			t.Errorf("after refused transitions from %s the settlement is %s", from, got)
+		}
+		for _, to := range settlement.Statuses() {
+			if !settlement.Allowed(from, to) {
+				continue
+			}
+			id, _ := at(from)
+			if got, err := f.advance(id, to); err != nil || got != to {
+				t.Errorf("%s → %s = %q, %v; want allowed", from, to, got, err)
+			}
+		}
 	}
+	f.ledger.reconciled(t)
 }
 
+// TestFullSettlementConservesFunds: PAY_IN holds the client's receivable and the venue's
+// payout into the clearing account, PAY_OUT pays both payees out of it, COMPLETE moves
+// nothing; the clearing account ends at zero.
 func TestFullSettlementConservesFunds(t *testing.T) {
 	t.Parallel()
 	f := funded(t)
-	id := f.create(t, trade("FULL-1"))
-	for _, step := range []string{settlement.StatusInitiated, settlement.StatusPayIn, settlement.StatusPayOut, settlement.StatusComplete} {
-		f.mustAdvance(t, id, step, step)
+	id := f.instruct(t, ztest, trade("FULL-1"))
+	clearing := "clearing:" + id
+	f.walk(t, id, settlement.StatusInitiated, settlement.StatusPayIn)
+	f.wantBalances(t, "after PAY_IN", map[string][3]string{
+		btcWallet + " BTC": {"98.5", "100", "1.5"}, venueBTC + " BTC": zero,
+		ethWallet + " ETH": zero, venueETH + " ETH": {"980", "1000", "20"},
+		clearing + " BTC": zero, clearing + " ETH": zero,
+	})
+	f.walk(t, id, settlement.StatusPayOut)
+	paid := map[string][3]string{
+		btcWallet + " BTC": {"98.5", "98.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"},
+		ethWallet + " ETH": {"20", "20", "0"}, venueETH + " ETH": {"980", "980", "0"},
+		clearing + " BTC": zero, clearing + " ETH": zero,
 	}
-	want := map[string][3]string{
-		ztest + "/" + btcWallet:     {"98.5", "98.5", "0"},
-		"VENUE-BYBIT/BYBIT-ISW-BTC": {"1.5", "1.5", "0"},
-		ztest + "/" + ethWallet:     {"20", "20", "0"},
-		"VENUE-BYBIT/BYBIT-ISW-ETH": {"980", "980", "0"},
+	f.wantBalances(t, "after PAY_OUT", paid)
+	sent := f.record()
+	f.walk(t, id, settlement.StatusComplete)
+	if ids := sent.take(); len(ids) > 0 {
+		t.Errorf("COMPLETE sent %v to trading, want nothing", ids)
 	}
-	got := map[string][3]string{}
-	for key := range want {
-		company, wallet, _ := strings.Cut(key, "/")
-		got[key] = f.ledger.get(company, wallet)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("balances after the settlement (-want +got):\n%s", diff)
-	}
-	resp, err := f.svc.GetSettlementStatus(companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "FULL-1"})
+	f.wantBalances(t, "after COMPLETE", paid)
+	resp, err := f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "FULL-1"})
 	if err != nil || resp.GetStatus() != settlement.StatusComplete || resp.GetErrors() != nil {
 		t.Errorf("status = %v, %v; want COMPLETE without errors", resp, err)
 	}
+	f.ledger.reconciled(t)
 }
 
-func TestAwaitingFundsThenFailedReleasesHolds(t *testing.T) {
+// TestAwaitingFundsHoldsNothing: PAY_IN is all or nothing: a payer short of funds leaves
+// the settlement AWAITING_FUNDS with nothing held, each attempt under a new hold id;
+// FAILED then has nothing to give back.
+func TestAwaitingFundsHoldsNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "1")
-	two := instruction("AF-1", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "0.5"), leg(btcWallet, "BTC", "BTC", "1")})
-	id := f.create(t, two)
-	f.mustAdvance(t, id, settlement.StatusInitiated, settlement.StatusInitiated)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	id := f.create(t, instruction("AF-1", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "0.5"), leg(btcWallet, "BTC", "BTC", "1")}))
+	f.walk(t, id, settlement.StatusInitiated)
+	sent := f.record()
 	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusAwaitingFunds)
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.5", "1", "0.5"} {
-		t.Errorf("client BTC after a short pay-in = %v, want 0.5 held, 0.5 available", got)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC after a short pay-in = %v, want nothing held", got)
 	}
-	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusAwaitingFunds) // still short: no second hold
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.5", "1", "0.5"} {
+	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusAwaitingFunds)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC after a second short pay-in = %v, want unchanged", got)
 	}
+	want := []string{"stl:" + id + ":payin:1", "stl:" + id + ":payin:2"}
+	if ids := sent.take(); !cmp.Equal(want, ids) {
+		t.Errorf("pay-in attempts sent %v, want %v", ids, want)
+	}
+	f.ledger.setFail(nil)
 	if _, err := f.engine.AdvanceSettlement(engineCtx(), &interchangev1.AdvanceSettlementRequest{SettlementTrackingId: id, ToStatus: settlement.StatusFailed}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("FAILED without a reason = %v, want InvalidArgument", err)
 	}
 	f.mustAdvance(t, id, settlement.StatusFailed, settlement.StatusFailed)
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"1", "1", "0"} {
-		t.Errorf("client BTC after FAILED = %v, want every hold released", got)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC after FAILED = %v, want untouched", got)
 	}
-	resp, err := f.svc.GetSettlementStatus(companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "AF-1"})
+	resp, err := f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "AF-1"})
 	if err != nil || resp.GetErrors().GetMessage() != "test" || resp.GetErrors().GetCode() != "ER-409" {
 		t.Errorf("status of a failed settlement = %v, %v; want its reason in errors", resp, err)
 	}
+	f.ledger.reconciled(t)
 }
 
 func TestAwaitingFundsThenFunded(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "1")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	id := f.create(t, instruction("AF-2", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5")}))
-	f.mustAdvance(t, id, settlement.StatusInitiated, settlement.StatusInitiated)
-	f.mustAdvance(t, id, settlement.StatusAwaitingFunds, settlement.StatusAwaitingFunds)
+	f.walk(t, id, settlement.StatusInitiated, settlement.StatusAwaitingFunds)
 	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusAwaitingFunds)
-	f.ledger.fund(ztest, btcWallet, "2")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "2")
+	sent := f.record()
 	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusPayIn)
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.5", "0.5", "0"} {
-		t.Errorf("client BTC = %v, want 0.5 left", got)
+	if ids := sent.take(); !cmp.Equal(ids, []string{"stl:" + id + ":payin:2"}) {
+		t.Errorf("the funded pay-in sent %v, want the second attempt's hold", ids)
 	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.5", "2", "1.5"} {
+		t.Errorf("client BTC = %v, want 1.5 held", got)
+	}
+	f.walk(t, id, settlement.StatusPayOut)
+	f.wantBalances(t, "after PAY_OUT", map[string][3]string{btcWallet + " BTC": {"0.5", "0.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"}})
+	f.ledger.reconciled(t)
 }
 
-func TestPayOutNeedsVenueFunds(t *testing.T) {
+// TestPayInNeedsEveryPayer: the venue's payout is held at PAY_IN like a client's
+// receivable; while the venue's settlement wallet is short, nobody's money is held.
+func TestPayInNeedsEveryPayer(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "2")
-	f.ledger.fund(ztest, ethWallet, "0")
-	id := f.create(t, trade("PO-1"))
-	f.mustAdvance(t, id, settlement.StatusInitiated, settlement.StatusInitiated)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "2")
+	id := f.instruct(t, ztest, trade("PI-1"))
+	f.walk(t, id, settlement.StatusInitiated)
+	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusAwaitingFunds)
+	f.wantBalances(t, "after a pay-in the venue cannot fund", map[string][3]string{btcWallet + " BTC": {"2", "2", "0"}, venueETH + " ETH": zero})
+	f.ledger.fund(t, venueCompany, venueETH, "ETH", "20")
 	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusPayIn)
-	_, err := f.advance(id, settlement.StatusPayOut)
-	if status.Code(err) != codes.FailedPrecondition {
-		t.Fatalf("PAY_OUT from an empty venue wallet = %v, want FailedPrecondition", err)
-	}
-	f.ledger.fund("VENUE-BYBIT", "BYBIT-ISW-ETH", "20")
-	f.mustAdvance(t, id, settlement.StatusPayOut, settlement.StatusPayOut)
-	if got := f.ledger.get(ztest, ethWallet); got != [3]string{"20", "20", "0"} {
-		t.Errorf("client ETH = %v, want 20 paid out", got)
-	}
+	f.wantBalances(t, "after PAY_IN", map[string][3]string{btcWallet + " BTC": {"0.5", "2", "1.5"}, venueETH + " ETH": {"0", "20", "20"}})
+	f.walk(t, id, settlement.StatusPayOut)
+	f.wantBalances(t, "after PAY_OUT", map[string][3]string{
+		btcWallet + " BTC": {"0.5", "0.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"},
+		ethWallet + " ETH": {"20", "20", "0"}, venueETH + " ETH": zero,
+	})
+	f.ledger.reconciled(t)
 }
 
 func TestRacingTransitionsOneWins(t *testing.T) {
 	t.Parallel()
 	f := funded(t)
-	id := f.create(t, trade("RACE-1"))
-	f.mustAdvance(t, id, settlement.StatusInitiated, settlement.StatusInitiated)
+	id := f.instruct(t, ztest, trade("RACE-1"))
+	f.walk(t, id, settlement.StatusInitiated)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	wins := 0
@@ -191,20 +258,22 @@ func TestRacingTransitionsOneWins(t *testing.T) {
 	if wins != 1 {
 		t.Errorf("%d transitions won, want exactly 1", wins)
 	}
-	got := f.ledger.get(ztest, btcWallet)
-	if got != [3]string{"98.5", "98.5", "0"} && got != [3]string{"100", "100", "0"} {
-		t.Errorf("client BTC = %v, want moved once or not at all", got)
+	got := f.ledger.get(t, btcWallet, "BTC")
+	if got != [3]string{"98.5", "100", "1.5"} && got != [3]string{"100", "100", "0"} {
+		t.Errorf("client BTC = %v, want held once or not at all", got)
 	}
+	f.ledger.reconciled(t)
 }
 
 // TestResume: a transition cut short is resumed by the same transition asked again; while
-// its claim is held another call is refused; once the lease has run out it is taken over.
+// its claim is held another call is refused; once the lease has run out it is taken over,
+// and the overtaken runner is told so (Aborted). Nothing moves twice.
 func TestResume(t *testing.T) {
 	t.Parallel()
 	f := funded(t)
-	id := f.create(t, trade("RES-1"))
-	f.mustAdvance(t, id, settlement.StatusInitiated, settlement.StatusInitiated)
-	f.ledger.fail = failOnce(id+":PAY_IN:leg1:credit", status.Error(codes.Unavailable, "trading is down"))
+	id := f.instruct(t, ztest, trade("RES-1"))
+	f.walk(t, id, settlement.StatusInitiated)
+	f.ledger.setFail(failOnce("stl:"+id+":payin:1", tradingDown))
 	if _, err := f.advance(id, settlement.StatusPayIn); status.Code(err) != codes.Unavailable {
 		t.Fatalf("advance with trading down = %v, want Unavailable", err)
 	}
@@ -213,21 +282,21 @@ func TestResume(t *testing.T) {
 	}
 	f.mustAdvance(t, id, settlement.StatusPayIn, settlement.StatusPayIn)
 
-	id2 := f.create(t, trade("RES-2"))
-	f.mustAdvance(t, id2, settlement.StatusInitiated, settlement.StatusInitiated)
+	id2 := f.instruct(t, ztest, trade("RES-2"))
+	f.walk(t, id2, settlement.StatusInitiated)
 	var nested []string
-	f.ledger.fail = func(movement string) error {
-		if movement != id2+":PAY_IN:leg1:settle" || len(nested) > 0 {
+	f.ledger.setFail(func(entry string) error {
+		if entry != "stl:"+id2+":payin:1" {
 			return nil
 		}
-		f.ledger.fail = nil
+		f.ledger.setFail(nil)
 		_, err := f.advance(id2, settlement.StatusPayIn) // the claim is held
 		nested = append(nested, status.Code(err).String())
 		f.clock.advance(11 * time.Second)
 		got, err := f.advance(id2, settlement.StatusPayIn) // the lease ran out: taken over
 		nested = append(nested, got, status.Code(err).String())
 		return nil
-	}
+	})
 	_, err := f.advance(id2, settlement.StatusPayIn)
 	if status.Code(err) != codes.Aborted {
 		t.Errorf("the overtaken call = %v, want Aborted", err)
@@ -235,18 +304,19 @@ func TestResume(t *testing.T) {
 	if want := []string{"Aborted", settlement.StatusPayIn, "OK"}; !cmp.Equal(want, nested) {
 		t.Errorf("nested calls %v, want %v", nested, want)
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"97", "97", "0"} {
-		t.Errorf("client BTC after two pay-ins of 1.5 = %v, want 97 (each moved once)", got)
-	}
+	f.wantBalances(t, "after two pay-ins", map[string][3]string{btcWallet + " BTC": {"97", "100", "3"}, venueETH + " ETH": {"960", "1000", "40"}})
+	f.ledger.reconciled(t)
 }
 
-func failOnce(movement string, err error) func(string) error {
-	done := false
+// failOnce fails the first call that carries entry with err.
+func failOnce(entry string, err error) func(string) error {
+	var once sync.Once
 	return func(id string) error {
-		if id != movement || done {
+		if id != entry {
 			return nil
 		}
-		done = true
-		return err
+		var out error
+		once.Do(func() { out = err })
+		return out
 	}
 }

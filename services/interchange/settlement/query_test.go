@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
@@ -18,20 +19,20 @@ func ptr[T any](v T) *T { return &v }
 
 func TestSearchSettlements(t *testing.T) {
 	t.Parallel()
-	f := funded(t)
+	f := newFixture(t)
 	ids := map[string]string{}
 	for i := range 5 {
 		rid := fmt.Sprintf("Q-%d", i)
-		ids[rid] = f.create(t, trade(rid))
+		ids[rid] = f.instruct(t, ztest, trade(rid))
 		f.clock.advance(10 * time.Millisecond)
 	}
 	f.mustAdvance(t, ids["Q-3"], settlement.StatusRejected, settlement.StatusRejected)
-	if _, err := f.svc.CreateSettlement(companyCtx(zacme), instruction("Q-9", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "1")})); err != nil {
+	if _, err := f.svc.CreateSettlement(f.companyCtx(zacme), instruction("Q-9", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "1")})); err != nil {
 		t.Fatal(err)
 	}
 	search := func(req *interchangev1.SearchSettlementsRequest) (int32, []string) {
 		t.Helper()
-		resp, err := f.svc.SearchSettlements(companyCtx(ztest), req)
+		resp, err := f.svc.SearchSettlements(f.companyCtx(ztest), req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func TestSearchSettlements(t *testing.T) {
 		"unknown sort":   {Sort: &commonv1.Sort{By: "amount"}},
 		"unknown status": {Statuses: []string{"SETTLED"}},
 	} {
-		if _, err := f.svc.SearchSettlements(companyCtx(ztest), req); status.Code(err) != codes.InvalidArgument {
+		if _, err := f.svc.SearchSettlements(f.companyCtx(ztest), req); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("%s: %v, want InvalidArgument", name, err)
 		}
 	}
@@ -78,10 +79,10 @@ func TestSearchSettlements(t *testing.T) {
 
 func TestSettlementRecord(t *testing.T) {
 	t.Parallel()
-	f := funded(t)
-	req := valid()
-	id := f.create(t, req)
-	resp, err := f.svc.SearchSettlements(companyCtx(ztest), &interchangev1.SearchSettlementsRequest{SettlementTrackingIds: []string{id}})
+	f := newFixture(t)
+	req := trade("REQ-1")
+	id := f.instruct(t, ztest, req)
+	resp, err := f.svc.SearchSettlements(f.companyCtx(ztest), &interchangev1.SearchSettlementsRequest{SettlementTrackingIds: []string{id}})
 	if err != nil || len(resp.GetItems()) != 1 {
 		t.Fatalf("search = %v, %v", resp, err)
 	}
@@ -89,13 +90,16 @@ func TestSettlementRecord(t *testing.T) {
 	if got.GetStatus() != settlement.StatusReceived || got.GetVenueId() != venue || got.GetCompanyId() != ztest || got.GetCreatedAt() != "2026-11-21T10:00:00.000Z" {
 		t.Errorf("record %v", got)
 	}
-	if diff := cmp.Diff(fmt.Sprint(req.GetSettlements()), fmt.Sprint(got.GetSettlements())); diff != "" {
-		t.Errorf("settlements as stored differ from those submitted:\n%s", diff)
+	if diff := cmp.Diff(req.GetSettlements(), got.GetSettlements(), protocmp.Transform()); diff != "" {
+		t.Errorf("settlements as stored differ from those submitted (-want +got):\n%s", diff)
 	}
-	if _, err := f.svc.GetSettlementStatus(companyCtx(zacme), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "REQ-1"}); status.Code(err) != codes.NotFound {
+	if diff := cmp.Diff(req.GetNetSettlements(), got.GetNetSettlements(), protocmp.Transform()); diff != "" {
+		t.Errorf("net settlements as stored differ from those submitted (-want +got):\n%s", diff)
+	}
+	if _, err := f.svc.GetSettlementStatus(f.companyCtx(zacme), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "REQ-1"}); status.Code(err) != codes.NotFound {
 		t.Errorf("ZACME reads ZTEST's status: %v, want NotFound", err)
 	}
-	if _, err := f.svc.GetSettlementStatus(companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{}); status.Code(err) != codes.InvalidArgument {
+	if _, err := f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("status without an id: %v, want InvalidArgument", err)
 	}
 }

@@ -100,8 +100,11 @@ type Settlement struct {
 	// PayInHold is the hold that PAY_IN placed (empty until then).
 	PayInAttempt int
 	PayInHold    string
-	Reason       string
-	History      []Step
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// ReverseAttempt numbers the entries that reverse a paid-out settlement on FAILED (one
+	// refused because a payee no longer holds its share stays refused).
+	ReverseAttempt int
+	Reason         string
+	History        []Step
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }

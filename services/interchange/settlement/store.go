@@ -116,7 +116,7 @@ func (st store) renew(ctx context.Context, s Settlement, until time.Time) (bool,
 // s's runner (its token) still holds it; otherwise apperr.ErrConflict.
 func (st store) finish(ctx context.Context, s Settlement, out outcome) (Settlement, error) {
 	set := bson.D{{Key: "status", Value: out.status}, {Key: "pending", Value: nil}, {Key: "payInAttempt", Value: out.payInAttempt},
-		{Key: "payInHold", Value: out.payInHold}, {Key: "updatedAt", Value: st.stamp()}}
+		{Key: "payInHold", Value: out.payInHold}, {Key: "reverseAttempt", Value: out.reverseAttempt}, {Key: "updatedAt", Value: st.stamp()}}
 	if out.status == StatusRejected || out.status == StatusFailed {
 		set = append(set, bson.E{Key: "reason", Value: out.reason})
 	}

@@ -70,6 +70,7 @@ type settlementDoc struct {
 	Pending          *pendingDoc  `bson:"pending"`
 	PayInAttempt     int          `bson:"payInAttempt"`
 	PayInHold        string       `bson:"payInHold"`
+	ReverseAttempt   int          `bson:"reverseAttempt"`
 	Reason           string       `bson:"reason"`
 	History          []stepDoc    `bson:"history"`
 	CreatedAt        time.Time    `bson:"createdAt"`
@@ -93,7 +94,7 @@ func toSettlementDoc(s Settlement) settlementDoc {
 		Legs:      convert(s.Legs, func(l Leg) legDoc { return legDoc(l) }),
 		Nets:      convert(s.Nets, func(n Net) netDoc { return netDoc(n) }),
 		Shares:    convert(s.Shares, func(o Share) shareDoc { return shareDoc(o) }),
-		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, Reason: s.Reason,
+		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, ReverseAttempt: s.ReverseAttempt, Reason: s.Reason,
 		History:   convert(s.History, func(h Step) stepDoc { return stepDoc(h) }),
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 	if s.Pending != nil {
@@ -111,7 +112,7 @@ func (d settlementDoc) settlement() Settlement {
 		Legs:             convert(d.Legs, func(l legDoc) Leg { return Leg(l) }),
 		Nets:             convert(d.Nets, func(n netDoc) Net { return Net(n) }),
 		Shares:           convert(d.Shares, func(o shareDoc) Share { return Share(o) }),
-		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, PayInAttempt: d.PayInAttempt, PayInHold: d.PayInHold, Reason: d.Reason,
+		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, PayInAttempt: d.PayInAttempt, PayInHold: d.PayInHold, ReverseAttempt: d.ReverseAttempt, Reason: d.Reason,
 		History:   convert(d.History, func(h stepDoc) Step { return Step(h) }),
 		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
 	if d.Pending != nil {

@@ -26,6 +26,7 @@ type withdrawalDoc struct {
 	CreatedAt          time.Time `bson:"createdAt"`
 	UpdatedAt          time.Time `bson:"updatedAt"`
 	DecidedAt          time.Time `bson:"decidedAt"`
+	HoldAttempt        int       `bson:"holdAttempt"`
 	// CompletedAt is absent until the money step of the decision is done.
 	CompletedAt time.Time `bson:"completedAt,omitempty"`
 }
@@ -82,6 +83,18 @@ func (st store) decide(ctx context.Context, w Withdrawal, status, reason string)
 		return Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
 	}
 	return doc.withdrawal(), nil
+}
+
+// nextHoldAttempt moves a pending withdrawal from hold attempt n to n+1 (once: racing
+// refused ACCEPTs of the same attempt move it once); a decided withdrawal keeps its attempt.
+func (st store) nextHoldAttempt(ctx context.Context, w Withdrawal) error {
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: WithdrawalPending}, {Key: "holdAttempt", Value: w.HoldAttempt}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "holdAttempt", Value: holdAttempt(w) + 1}, {Key: "updatedAt", Value: st.stamp()}}},
+		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}
+	if _, err := st.db.Collection(colWithdrawals).UpdateOne(ctx, filter, update); err != nil {
+		return fmt.Errorf("next hold attempt of %s: %w", w.TransferID, err)
+	}
+	return nil
 }
 
 // completeWithdrawal records that the money step of decided withdrawal w is done; a

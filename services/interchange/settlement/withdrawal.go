@@ -39,6 +39,10 @@ type Withdrawal struct {
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	DecidedAt          time.Time
+	// HoldAttempt numbers the holds an ACCEPT places (wd:<transferId>:hold:<n>): a hold
+	// refused for lack of funds keeps its id refused, so the next ACCEPT takes the next
+	// number; a decision freezes it. 0 on withdrawals stored before it was kept: 1.
+	HoldAttempt int
 	// CompletedAt is when the money step of the decision was done (zero until then, and on
 	// withdrawals stored before it was recorded): the recovery sweeper completes the rest.
 	CompletedAt time.Time

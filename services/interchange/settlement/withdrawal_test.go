@@ -75,11 +75,11 @@ func TestCreateWithdrawal(t *testing.T) {
 func TestConfirmWithdrawal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "1")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawal("WD-A", "0.25"))
 	f.withdraw(t, withdrawal("WD-D", "0.5"))
 	f.withdraw(t, withdrawal("WD-BIG", "2"))
-	ctx := companyCtx(ztest)
+	ctx := f.companyCtx(ztest)
 	checks := []struct {
 		name, id, decision, reason string
 		want                       codes.Code
@@ -100,19 +100,20 @@ func TestConfirmWithdrawal(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
 	}
-	if err := confirm(f, companyCtx(zacme), "WD-BIG", "DECLINE", "not mine"); status.Code(err) != codes.NotFound {
+	if err := confirm(f, f.companyCtx(zacme), "WD-BIG", "DECLINE", "not mine"); status.Code(err) != codes.NotFound {
 		t.Errorf("ZACME confirms ZTEST's transfer: %v, want NotFound", err)
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.75", "0.75", "0"} {
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.75", "0.75", "0"} {
 		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
 	}
-	f.ledger.fund(ztest, btcWallet, "3")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "3")
 	if err := confirm(f, ctx, "WD-BIG", "ACCEPT", ""); err != nil {
 		t.Errorf("accept once funded: %v", err)
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"1", "1", "0"} {
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC = %v, want 2 of 3 gone", got)
 	}
+	f.ledger.reconciled(t)
 }
 
 // TestRacingDecisions: concurrent ACCEPTs and DECLINEs of one transfer take one decision,
@@ -120,14 +121,14 @@ func TestConfirmWithdrawal(t *testing.T) {
 func TestRacingDecisions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "1")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawal("WD-RACE", "0.4"))
 	var wg sync.WaitGroup
 	results := make(chan string, 20)
 	for i := range 20 {
 		decision := []string{"ACCEPT", "DECLINE"}[i%2]
 		wg.Go(func() {
-			err := confirm(f, companyCtx(ztest), "WD-RACE", decision, "race")
+			err := confirm(f, f.companyCtx(ztest), "WD-RACE", decision, "race")
 			switch status.Code(err) {
 			case codes.OK:
 				results <- decision
@@ -150,31 +151,99 @@ func TestRacingDecisions(t *testing.T) {
 	if won["ACCEPT"] > 0 {
 		want = [3]string{"0.6", "0.6", "0"}
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != want {
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != want {
 		t.Errorf("client BTC after %v = %v, want %v", won, got, want)
 	}
 	if won["ACCEPT"] != 10 && won["DECLINE"] != 10 {
 		t.Errorf("%v: every call of the winning decision should succeed", won)
 	}
+	f.ledger.reconciled(t)
 }
 
+// TestDeclineCompletesAnInterruptedAccept: an ACCEPT whose post was cut short holds the
+// amount; a DECLINE then is 409 (already ACCEPTED) and completes the accepted withdrawal.
 func TestDeclineCompletesAnInterruptedAccept(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.ledger.fund(ztest, btcWallet, "1")
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawal("WD-INT", "0.4"))
-	f.ledger.fail = failOnce("WD:WD-INT:settle", status.Error(codes.Unavailable, "down"))
-	if err := confirm(f, companyCtx(ztest), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
+	f.ledger.setFail(failOnce("wd:WD-INT:hold:1:post", tradingDown))
+	if err := confirm(f, f.companyCtx(ztest), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
 		t.Fatalf("accept with trading down: %v, want Unavailable", err)
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.6", "1", "0.4"} {
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.6", "1", "0.4"} {
 		t.Errorf("client BTC = %v, want 0.4 held", got)
 	}
-	err := confirm(f, companyCtx(ztest), "WD-INT", "DECLINE", "late")
+	err := confirm(f, f.companyCtx(ztest), "WD-INT", "DECLINE", "late")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "ACCEPTED") {
 		t.Errorf("decline of an accepted transfer: %v, want 409 already ACCEPTED", err)
 	}
-	if got := f.ledger.get(ztest, btcWallet); got != [3]string{"0.6", "0.6", "0"} {
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.6", "0.6", "0"} {
 		t.Errorf("client BTC = %v, want the accepted 0.4 gone", got)
 	}
+	f.ledger.reconciled(t)
+}
+
+// declineDuringAcceptHold makes the DECLINE of transfer id win while the ACCEPT's hold is on
+// its way to trading: the DECLINE is decided and done before the hold is placed. then, when
+// set, runs once the DECLINE is done.
+func declineDuringAcceptHold(t *testing.T, f fixture, id string, then func()) *error {
+	t.Helper()
+	var declined error
+	f.ledger.setFail(func(entry string) error {
+		if entry != "wd:"+id+":hold:1" {
+			return nil
+		}
+		f.ledger.setFail(nil)
+		declined = confirm(f, f.companyCtx(ztest), id, "DECLINE", "wrong address")
+		if then != nil {
+			then()
+		}
+		return nil
+	})
+	return &declined
+}
+
+// TestLosingAcceptReleasesItsHold: an ACCEPT that loses the race to a DECLINE after placing
+// its hold releases that hold itself and answers 409 (already DECLINED).
+func TestLosingAcceptReleasesItsHold(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	f.withdraw(t, withdrawal("WD-LOSE", "0.4"))
+	declined := declineDuringAcceptHold(t, f, "WD-LOSE", nil)
+	err := confirm(f, f.companyCtx(ztest), "WD-LOSE", "ACCEPT", "")
+	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
+		t.Errorf("the losing accept: %v, want 409 already DECLINED", err)
+	}
+	if *declined != nil {
+		t.Errorf("the winning decline: %v", *declined)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC = %v, want the losing accept's hold released", got)
+	}
+	f.ledger.reconciled(t)
+}
+
+// TestLosingAcceptNeverHolds: the DECLINE that wins while the ACCEPT's hold is on its way
+// releases the hold's id before the hold arrives, so the hold can never be placed: nothing
+// stays held for the sweeper to find, even when nobody confirms again.
+func TestLosingAcceptNeverHolds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	f.withdraw(t, withdrawal("WD-LOST", "0.4"))
+	declined := declineDuringAcceptHold(t, f, "WD-LOST", nil)
+	err := confirm(f, f.companyCtx(ztest), "WD-LOST", "ACCEPT", "")
+	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
+		t.Errorf("the losing accept: %v, want 409 already DECLINED", err)
+	}
+	if *declined != nil {
+		t.Errorf("the winning decline: %v", *declined)
+	}
+	f.svc.Sweeper(0).Once(context.Background())
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC = %v, want nothing held", got)
+	}
+	f.ledger.reconciled(t)
 }

@@ -68,11 +68,22 @@ func TestRefusals(t *testing.T) {
 	if got, want := f.balance("W1", "ETH"), "1/1/0/0"; got != want {
 		t.Errorf("W1 after refusals = %s, want %s (unchanged)", got, want)
 	}
-	// A refusal found before anything was recorded leaves the id free: once funded, the same
-	// transfer goes through.
+	// Voiding a hold that was never placed blocks its id: the hold can no longer be placed
+	// (a slow runner of it arriving after the release).
+	if _, err := f.j.Resolve(f.ctx, "h-late:void", "h-late", journal.Void, "test.void"); !errors.Is(err, journal.ErrHoldNotFound) {
+		t.Errorf("void of an absent hold: %v, want ErrHoldNotFound", err)
+	}
+	if _, err := f.j.Record(f.ctx, hold("h-late", "W1", "clr:S1", "ETH", "0.5")); !errors.Is(err, journal.ErrEntryExists) {
+		t.Errorf("the hold after its void: %v, want it refused (ErrEntryExists)", err)
+	}
+	// A refusal for lack of funds stays: once funded, the same id is still refused (a slow
+	// runner of it can never apply it later); a new attempt takes a new id.
 	f.deposit("dep-2", "W1", "ETH", "1")
-	if _, err := f.j.Record(f.ctx, transfer("t-over", "W1", "W2", "ETH", "1.000000000000000001")); err != nil {
-		t.Fatalf("t-over once funded: %v", err)
+	if _, err := f.j.Record(f.ctx, transfer("t-over", "W1", "W2", "ETH", "1.000000000000000001")); !errors.Is(err, journal.ErrInsufficient) {
+		t.Fatalf("t-over once funded: %v, want the first refusal again", err)
+	}
+	if _, err := f.j.Record(f.ctx, transfer("t-over-2", "W1", "W2", "ETH", "1.000000000000000001")); err != nil {
+		t.Fatalf("a new attempt once funded: %v", err)
 	}
 	f.reconciled()
 }

@@ -21,11 +21,12 @@ type Result struct {
 	Replayed bool
 }
 
-// Record records and applies a Single or Pending entry. A refusal found before anything is
-// recorded (an invalid entry, a missing account, a constrained account without the funds
-// at the time it is read) records nothing, so the same id may be tried again later; a
-// refusal met while applying is recorded, and the id then stays refused (the same error
-// is answered to every retry). The same id with other fields is an *ExistsError.
+// Record records and applies a Single or Pending entry. An invalid entry or a missing
+// account records nothing. A lack of funds is recorded, whether it is seen before applying
+// (the accounts read first) or while applying (then the accounts applied so far are
+// restored): an id that failed stays failed, and the same refusal is answered to every
+// retry, so a slow runner of the same id can never apply it later. A new attempt takes a
+// new id. The same id with other fields is an *ExistsError.
 func (j *Journal) Record(ctx context.Context, e Entry) (Result, error) {
 	if e.Kind != Single && e.Kind != Pending {
 		return Result{}, fmt.Errorf("%w: Record takes single and pending entries; resolve holds with Resolve", ErrInvalidEntry)
@@ -41,6 +42,10 @@ func (j *Journal) Record(ctx context.Context, e Entry) (Result, error) {
 		return j.continueStored(ctx, e, stored, err)
 	}
 	if err := j.precheck(ctx, e); err != nil {
+		var short *InsufficientError
+		if errors.As(err, &short) {
+			return j.recordRefusal(ctx, e, short)
+		}
 		return Result{}, err
 	}
 	stored, fresh, err := j.storedOrNew(ctx, e)
@@ -48,6 +53,21 @@ func (j *Journal) Record(ctx context.Context, e Entry) (Result, error) {
 		return j.continueStored(ctx, e, stored, err)
 	}
 	return Result{}, j.apply(ctx, e)
+}
+
+// recordRefusal stores e as rejected for lack of funds without applying anything, unless a
+// runner of the same id recorded it first (then its outcome is the answer).
+func (j *Journal) recordRefusal(ctx context.Context, e Entry, short *InsufficientError) (Result, error) {
+	doc := toEntryDoc(e, j.now())
+	doc.State, doc.Reason, doc.OpenUntil = StateRejected, &failure{Holder: short.Holder, Currency: short.Currency}, time.Time{}
+	if _, err := j.entries.InsertOne(ctx, doc); err != nil {
+		if !mongo.IsDuplicateKeyError(err) {
+			return Result{}, fmt.Errorf("record refusal of %s: %w", e.ID, err)
+		}
+		stored, err := j.entry(ctx, e.ID)
+		return j.continueStored(ctx, e, stored, err)
+	}
+	return Result{}, short
 }
 
 // lookup reads the entry stored under id, if any.

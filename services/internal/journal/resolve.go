@@ -29,6 +29,9 @@ func (j *Journal) Resolve(ctx context.Context, id, holdID string, kind Kind, cod
 	ctx, cancel := context.WithTimeout(ctx, MaxRun)
 	defer cancel()
 	hold, err := j.appliedHold(ctx, holdID)
+	if errors.Is(err, errNoSuchHold) && kind == Void {
+		return j.blockHold(ctx, id, holdID, code)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -59,7 +62,10 @@ func (j *Journal) appliedHold(ctx context.Context, holdID string) (Entry, error)
 	if err != nil {
 		return Entry{}, err
 	}
-	if !found || d.Kind != Pending {
+	if !found {
+		return Entry{}, fmt.Errorf("%w: %s", errNoSuchHold, holdID)
+	}
+	if d.Kind != Pending {
 		return Entry{}, fmt.Errorf("%w: %s", ErrHoldNotFound, holdID)
 	}
 	hold, err := d.entry()
@@ -78,6 +84,29 @@ func (j *Journal) appliedHold(ctx context.Context, holdID string) (Entry, error)
 		return Entry{}, fmt.Errorf("%w: %s was refused", ErrHoldNotFound, holdID)
 	}
 	return hold, err
+}
+
+// errNoSuchHold is a hold id nothing was ever recorded under (an ErrHoldNotFound).
+var errNoSuchHold = fmt.Errorf("%w: never recorded", ErrHoldNotFound)
+
+// blocked is the fingerprint of a hold id that a void took before the hold arrived.
+const blocked = "blocked"
+
+// blockHold answers the void id of a hold that was never recorded: the hold's id is taken by a
+// rejected entry without legs, so a slow runner of the hold can never place it after its
+// release (it meets ErrEntryExists). If the hold arrives first, the void goes on as usual.
+func (j *Journal) blockHold(ctx context.Context, id, holdID, code string) (Result, error) {
+	now := j.now()
+	doc := entryDoc{ID: holdID, Kind: Pending, Fingerprint: blocked, State: StateRejected, Code: code, BusinessKey: "blocked by " + id,
+		CreatedAt: now, UpdatedAt: now}
+	_, err := j.entries.InsertOne(ctx, doc)
+	if mongo.IsDuplicateKeyError(err) {
+		return j.Resolve(ctx, id, holdID, Void, code)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("block hold %s: %w", holdID, err)
+	}
+	return Result{}, fmt.Errorf("%w: %s (its id is now taken)", ErrHoldNotFound, holdID)
 }
 
 // claimHold inserts the hold's resolution for e, or finds it: e's own (a retry) goes on,

@@ -17,6 +17,7 @@ func Policy() authz.Policy {
 	return authz.Policy{
 		tradingv1.TradingService_SearchWallets_FullMethodName:       {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},
 		tradingv1.TradingService_ListVaultAddresses_FullMethodName:  authz.Users,
+		tradingv1.TradingService_ListWalletHistory_FullMethodName:   authz.Anyone,
 		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:   authz.System(MovementSystem),
 		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:   authz.System(MovementSystem),
 		tradingv1.TradingLedgerService_RecordDeposit_FullMethodName: authz.System(PriceSystem),

@@ -18,18 +18,20 @@ type Reader interface {
 	SearchWallets(ctx context.Context, f trading.WalletFilter) ([]trading.Wallet, int64, error)
 	ListAddresses(ctx context.Context, f trading.AddressFilter) ([]trading.VaultAddress, int64, error)
 	Prices(ctx context.Context) (trading.Prices, error)
+	HistoryReader
 }
 
 // Server implements tradingv1.TradingServiceServer.
 type Server struct {
 	tradingv1.UnimplementedTradingServiceServer
-	store Reader
+	store   Reader
+	history HistoryReader
 }
 
 var _ tradingv1.TradingServiceServer = (*Server)(nil)
 
 // New returns the server.
-func New(store Reader) *Server { return &Server{store: store} }
+func New(store Reader) *Server { return &Server{store: store, history: store} }
 
 // companyOf returns the caller's company; every query is scoped to it.
 func companyOf(ctx context.Context) (string, error) {

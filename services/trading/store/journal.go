@@ -140,3 +140,16 @@ func (s *Store) HoldState(ctx context.Context, holdID string) (string, error) {
 
 // IsAccountMissing reports whether err is a journal's missing account.
 func IsAccountMissing(err error) bool { return errors.Is(err, journal.ErrAccountNotFound) }
+
+// History returns a page of the postings of the company's wallet f.WalletID (ER-102 when it
+// is not the company's).
+func (s *Store) History(ctx context.Context, f trading.HistoryFilter) ([]journal.Posting, error) {
+	if _, err := s.Wallet(ctx, f.CompanyID, f.WalletID); err != nil {
+		if errors.Is(err, apperr.ErrNotFound) {
+			return nil, apperr.NotFound("walletId", f.WalletID)
+		}
+		return nil, err
+	}
+	return s.journal.History(ctx, journal.HistoryQuery{Holder: f.WalletID, Currency: f.Currency, BusinessKey: f.Reference,
+		From: f.From, To: f.To, AfterSeq: f.AfterSeq, Limit: f.Limit})
+}
