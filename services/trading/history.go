@@ -59,7 +59,7 @@ func ParseHistory(companyID string, in HistoryInput) (HistoryFilter, error) {
 			return f, apperr.Invalid(apperr.CodeFormat, "cursor", "cursor must be the nextCursor of an earlier page")
 		}
 	}
-	p, err := page.Parse(in.Limit, nil, nil)
+	p, err := page.Parse(in.Limit, nil, nil, "sequence")
 	f.Limit = int(p.Limit)
 	return f, err
 }

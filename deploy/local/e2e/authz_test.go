@@ -45,6 +45,7 @@ func TestAuthorizationTable(t *testing.T) {
 		{"settlement status", "POST", "/v3/api/interchange/settlement/status", `{"settlementRequestId":"NOSUCH"}`, allowed, allowed, allowed, allowed},
 		{"settlement search", "POST", "/v3/api/interchange/settlement/search", `{}`, allowed, allowed, allowed, allowed},
 		{"VASP search", "POST", "/v3/api/compliance/vasps/search", `{}`, allowed, allowed, allowed, allowed},
+		{"wallet history", "POST", "/v3/api/trading/wallets/history", `{"walletId":"ZTEST-TW-NOSUCH0000"}`, allowed, allowed, allowed, allowed},
 	}
 	for _, row := range rows {
 		for _, caller := range []struct {

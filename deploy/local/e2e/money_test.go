@@ -156,3 +156,65 @@ func satoshis(n int) string {
 	s := strings.TrimRight(fmt.Sprintf("0.%08d", n), "0")
 	return strings.TrimSuffix(s, ".")
 }
+
+// walletPosting is one row of the wallet history extension.
+type walletPosting struct {
+	Sequence         string `json:"sequence"`
+	EntryID          string `json:"entryId"`
+	Type             string `json:"type"`
+	Reference        string `json:"reference"`
+	Currency         string `json:"currency"`
+	AvailableChange  string `json:"availableChange"`
+	LedgerChange     string `json:"ledgerChange"`
+	AvailableBalance string `json:"availableBalance"`
+	LedgerBalance    string `json:"ledgerBalance"`
+	PendingOut       string `json:"pendingOutBalance"`
+}
+
+type historyPage struct {
+	Items      []walletPosting `json:"items"`
+	NextCursor string          `json:"nextCursor"`
+}
+
+// TestWalletHistory: a wallet's statement through the gateway lists every posting in order,
+// each with the balances after it, pages by a cursor, filters by reference, and shows
+// nothing of another company's wallet.
+func TestWalletHistory(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "2", "0", "0", "0")
+	id := createSettlement(t, instructionBody("HIST-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.5")})).SettlementTrackingID
+	engine := newSettlementEngine(t)
+	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
+		engine.mustAdvance(t, id, to, to)
+	}
+	viewerClient := newClient(demo.CompanyZTEST, viewer)
+	read := func(body map[string]any) historyPage {
+		var p historyPage
+		wantOK(t, do(t, viewerClient, http.MethodPost, "/v3/api/trading/wallets/history", mustJSON(t, body)), &p)
+		return p
+	}
+	var all []walletPosting
+	cursor := ""
+	for range 5 {
+		p := read(map[string]any{"walletId": f.btc, "paginationLimit": 1, "cursor": cursor})
+		all = append(all, p.Items...)
+		if cursor = p.NextCursor; cursor == "" {
+			break
+		}
+	}
+	var got []string
+	for _, p := range all {
+		got = append(got, fmt.Sprintf("%s %s %s/%s", p.Type, p.AvailableChange, p.AvailableBalance, p.LedgerBalance))
+	}
+	want := []string{"deposit 2 2/2", "settlement.payin -0.5 1.5/2", "settlement.post 0 1.5/1.5"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history paged one by one = %v, want %v", got, want)
+	}
+	if p := read(map[string]any{"walletId": f.btc, "reference": id}); len(p.Items) != 2 || p.Items[0].Reference != id {
+		t.Errorf("history of settlement %s = %+v, want its hold and post", id, p.Items)
+	}
+	wantError(t, do(t, newClient(demo.CompanyZACME, viewer), http.MethodPost, "/v3/api/trading/wallets/history",
+		mustJSON(t, map[string]any{"walletId": f.btc})), http.StatusNotFound, "ER-102")
+	wantError(t, do(t, viewerClient, http.MethodPost, "/v3/api/trading/wallets/history",
+		mustJSON(t, map[string]any{"walletId": f.btc, "cursor": "x"})), http.StatusBadRequest, "ER-108")
+}

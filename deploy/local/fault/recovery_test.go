@@ -53,7 +53,7 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 	relay.SetHook(func(ctx context.Context, c fault.Call, forward func() error) error {
 		entry, _ := entryOf(c)
 		switch entry {
-		case "wd:" + transfer + ":post":
+		case "wd:" + transfer + ":hold:1:post":
 		case "stl:" + id + ":payin:1":
 			if err := forward(); err != nil {
 				return err

@@ -30,6 +30,7 @@ func TestParseRulesFile(t *testing.T) {
 		// The contract's fifteen endpoints, in the rule file's order with the extensions.
 		{"POST", "/v3/api/servicedesk/requests", "servicedesk.v1.ServicedeskService.SearchRequests"},
 		{"POST", "/v3/api/trading/wallets", "trading.v1.TradingService.SearchWallets"},
+		{"POST", "/v3/api/trading/wallets/history", "trading.v1.TradingService.ListWalletHistory"},
 		{"POST", "/v3/api/interchange/settlement/create", "interchange.v1.InterchangeService.CreateSettlement"},
 		{"POST", "/v2/api/core/wallets/{wallet_id}/action", "custody.v1.CustodyService.ActOnLegacyWallet"},
 		{"POST", "/v3/api/servicedesk/create", "servicedesk.v1.ServicedeskService.CreateRequest"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -36,12 +37,19 @@ type Config struct {
 	// FeeMaxAge is how old a fee estimate may be before endpoint 12 reports it unavailable
 	// (ER-252); zero means 10 minutes.
 	FeeMaxAge time.Duration `env:"FEE_MAX_AGE, default=10m"`
+	// RecoveryInterval is how often custody's journal recovery pass runs; RecoveryGrace how
+	// long an entry is left to the call that recorded it.
+	RecoveryInterval time.Duration `env:"JOURNAL_RECOVERY_INTERVAL, default=10s"`
+	RecoveryGrace    time.Duration `env:"JOURNAL_RECOVERY_GRACE, default=30s"`
 }
 
 // Run starts the custody service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.FeeMaxAge < 0 {
 		return errors.New("config: FEE_MAX_AGE must not be negative")
+	}
+	if cfg.RecoveryInterval <= 0 || cfg.RecoveryGrace <= 0 {
+		return errors.New("config: JOURNAL_RECOVERY_INTERVAL and JOURNAL_RECOVERY_GRACE must be positive")
 	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
@@ -59,6 +67,12 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st, server.Options{Authors: authors, FeeMaxAge: cfg.FeeMaxAge}))
 	custodyv1.RegisterCustodyAdminServiceServer(deps.Server.GRPC, server.NewAdmin(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
+	// The journal's recovery pass stops with the server, also when the server ends on an error.
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stopSweep()
+	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, logger)) })
 	return deps.Run(ctx)
 }
 

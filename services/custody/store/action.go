@@ -23,7 +23,7 @@ func (s *Store) AddTrustline(ctx context.Context, companyID, id string, version 
 	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID},
 		{Key: "status", Value: custody.StatusActive}, {Key: "version", Value: version}}
 	update := bson.D{
-		{Key: "$push", Value: bson.D{{Key: "assetBalances", Value: balanceDoc(b)}}},
+		{Key: "$push", Value: bson.D{{Key: "assetBalances", Value: assetOf(b)}}},
 		{Key: "$set", Value: bson.D{{Key: "updatedAt", Value: ms(s.now())}}},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}, {Key: "subentries", Value: 1}}},
 	}

@@ -1,5 +1,5 @@
-// Package store is the custody service's MongoDB repository: the `wallets` and
-// `fee_estimates` collections. Every change of a wallet is one single-document write
+// Package store is the custody service's MongoDB repository: the `wallets` (whose documents
+// carry their journal accounts) and `fee_estimates` collections, and custody's journal. Every change of a wallet is one single-document write
 // conditional on the status and version the caller read (DESIGN.md §3): renames,
 // deactivations, trustlines and v2 approval decisions.
 package store
@@ -16,18 +16,20 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/journal"
 )
 
 const colWallets = "wallets"
 
 // Store reads and writes the custody collections.
 type Store struct {
-	db  *mongo.Database
-	now func() time.Time
+	db      *mongo.Database
+	journal *journal.Journal
+	now     func() time.Time
 }
 
 // New returns a store on db.
-func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
+func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(db), now: time.Now} }
 
 // EnsureIndexes creates the indexes the queries rely on, one per command (FerretDB 1.24
 // drops the connection when one command names several existing indexes): every query is
@@ -43,19 +45,33 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 			return fmt.Errorf("create index on %s: %w", colWallets, err)
 		}
 	}
-	return nil
+	return s.journal.EnsureIndexes(ctx)
 }
 
 func (s *Store) wallets() *mongo.Collection { return s.db.Collection(colWallets) }
 
-// PutWallet creates or replaces a wallet as given (demo data and tests).
+// PutWallet creates a wallet or replaces its description as given (demo data and tests),
+// its journal accounts kept, and funds each of its balances through the journal under
+// fixed entry ids (put:<walletId>:<currencyId>): a repeated put moves nothing again.
 func (s *Store) PutWallet(ctx context.Context, w custody.Wallet) error {
 	doc, err := toDoc(w)
 	if err != nil {
 		return err
 	}
-	if _, err := s.wallets().ReplaceOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, doc, options.Replace().SetUpsert(true)); err != nil {
+	set := bson.D{{Key: "name", Value: doc.Name}, {Key: "companyId", Value: doc.CompanyID}, {Key: "ownerId", Value: doc.OwnerID},
+		{Key: "createdBy", Value: doc.CreatedBy}, {Key: "status", Value: doc.Status}, {Key: "valid", Value: doc.Valid},
+		{Key: "registeredComplianceKey", Value: doc.RegisteredComplianceKey}, {Key: "blockchain", Value: doc.Blockchain},
+		{Key: "currencyId", Value: doc.CurrencyID}, {Key: "assetBalances", Value: doc.AssetBalances}, {Key: "createdAt", Value: doc.CreatedAt},
+		{Key: "updatedAt", Value: doc.UpdatedAt}, {Key: "version", Value: doc.Version}, {Key: "subentries", Value: doc.Subentries},
+		{Key: "intent", Value: doc.Intent}, {Key: "lastRequestId", Value: doc.LastRequestID}}
+	update := bson.D{{Key: "$set", Value: set}, {Key: "$setOnInsert", Value: bson.D{{Key: "accounts", Value: bson.D{}}}}}
+	if _, err := s.wallets().UpdateOne(ctx, bson.D{{Key: "_id", Value: w.ID}}, update, options.UpdateOne().SetUpsert(true)); err != nil {
 		return fmt.Errorf("put wallet %s: %w", w.ID, err)
+	}
+	for _, b := range w.AssetBalances {
+		if err := s.fund(ctx, "put:"+w.ID+":"+b.CurrencyID, w.ID, b); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -88,7 +104,7 @@ func (s *Store) Wallet(ctx context.Context, companyID, id string) (custody.Walle
 	if err != nil {
 		return custody.Wallet{}, fmt.Errorf("find wallet %s: %w", id, err)
 	}
-	return doc.wallet(), nil
+	return doc.wallet()
 }
 
 // ListByCompany returns every wallet of the company, sorted by id, in one query.
@@ -104,7 +120,11 @@ func (s *Store) ListByCompany(ctx context.Context, companyID string) ([]custody.
 	}
 	out := make([]custody.Wallet, 0, len(docs))
 	for _, d := range docs {
-		out = append(out, d.wallet())
+		w, err := d.wallet()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
 	}
 	return out, nil
 }
@@ -141,5 +161,5 @@ func (s *Store) update(ctx context.Context, id string, version int64, filter, up
 	if err != nil {
 		return custody.Wallet{}, fmt.Errorf("update wallet %s: %w", id, err)
 	}
-	return doc.wallet(), nil
+	return doc.wallet()
 }

@@ -56,6 +56,14 @@ func TestPutWalletRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(w, got); diff != "" {
 		t.Errorf("Wallet() mismatch (-want +got):\n%s", diff)
 	}
+	// The balance is custody's journal's: one deposit however often the wallet is put.
+	acc, err := st.Journal().Accounts(ctx, w.ID)
+	if err != nil || acc["eth-eth"].Ledger().String() != "12.5" {
+		t.Errorf("journal account of %s = %v, %v; want 12.5 deposited once", w.ID, acc, err)
+	}
+	if r, err := st.Journal().Reconcile(ctx); err != nil || !r.Clean() || r.Postings != 2 {
+		t.Errorf("custody's journal: %+v, %v; want a clean deposit (2 postings)", r, err)
+	}
 	for _, tt := range []struct{ company, id string }{{"OTHER", w.ID}, {"ZT", "ZT-NOBENF-0000000009"}} {
 		if _, err := st.Wallet(ctx, tt.company, tt.id); !errors.Is(err, apperr.ErrNotFound) {
 			t.Errorf("Wallet(%s, %s): err = %v, want ErrNotFound", tt.company, tt.id, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/whitelist"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
 )
 
@@ -42,6 +44,29 @@ type Config struct {
 	// claimed it before a retry or the sweeper may resume it: longer than a transition's
 	// movements take.
 	SettlementLease time.Duration `env:"SETTLEMENT_LEASE, default=15s"`
+	// SettlementMaxLegs bounds the legs of one settlement instruction.
+	SettlementMaxLegs int `env:"SETTLEMENT_MAX_LEGS, default=1000"`
+	// SettlementMaxGross bounds one settlement's gross amount (the sum of its legs' sizes) per
+	// currency, as CURRENCY=amount pairs separated by commas; empty: the defaults of
+	// docs/decisions.md. A currency without a bound cannot be settled.
+	SettlementMaxGross string `env:"SETTLEMENT_MAX_GROSS"`
+}
+
+// maxGross reads SETTLEMENT_MAX_GROSS (nil when unset: the defaults).
+func (c Config) maxGross() (map[string]amount.Amount, error) {
+	if c.SettlementMaxGross == "" {
+		return nil, nil
+	}
+	out := map[string]amount.Amount{}
+	for _, pair := range strings.Split(c.SettlementMaxGross, ",") {
+		cur, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		a, err := amount.ParsePositiveAmount(v, 18)
+		if !ok || cur == "" || err != nil {
+			return nil, fmt.Errorf("SETTLEMENT_MAX_GROSS: %q is not CURRENCY=positive amount", pair)
+		}
+		out[cur] = a
+	}
+	return out, nil
 }
 
 // Run starts the interchange service and serves until ctx ends.
@@ -51,6 +76,13 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	if cfg.SettlementLease < time.Second {
 		return fmt.Errorf("SETTLEMENT_LEASE %s: want at least 1s", cfg.SettlementLease)
+	}
+	if cfg.SettlementMaxLegs < 0 || cfg.SettlementMaxLegs > 10000 {
+		return fmt.Errorf("SETTLEMENT_MAX_LEGS %d: want 1..10000 (0: the default)", cfg.SettlementMaxLegs)
+	}
+	maxGross, err := cfg.maxGross()
+	if err != nil {
+		return err
 	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
@@ -75,7 +107,8 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn),
-		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease})
+		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
+		MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross})
 	if err != nil {
 		return err
 	}

@@ -47,11 +47,18 @@ func (r *Report) violate(format string, args ...any) {
 func (j *Journal) Reconcile(ctx context.Context) (Report, error) {
 	r := Report{Totals: map[string]Counters{}}
 	start := j.now().Add(-reconcileMargin)
-	snapshots := map[string]int64{} // holder → sequence read
+	holders := map[string]holderDoc{}
 	for _, col := range append(slices.Clone(j.cfg.Collections), j.accts.Name()) {
-		if err := j.reconcileCollection(ctx, j.cfg.DB.Collection(col), &r, snapshots); err != nil {
+		if err := j.snapshotHolders(ctx, j.cfg.DB.Collection(col), holders); err != nil {
 			return r, err
 		}
+	}
+	if err := j.foldHistory(ctx, holders, &r); err != nil {
+		return r, err
+	}
+	snapshots := make(map[string]int64, len(holders)) // holder → sequence read
+	for id, doc := range holders {
+		snapshots[id] = doc.Seq
 	}
 	moving, err := j.movingEntries(ctx, start)
 	if err != nil {
@@ -160,7 +167,9 @@ func (j *Journal) readHolderIfAny(ctx context.Context, h string) (holderDoc, err
 	return doc, nil
 }
 
-func (j *Journal) reconcileCollection(ctx context.Context, col *mongo.Collection, r *Report, snapshots map[string]int64) error {
+// snapshotHolders reads every holder document of col that took an entry (the snapshots the
+// totals are made of).
+func (j *Journal) snapshotHolders(ctx context.Context, col *mongo.Collection, into map[string]holderDoc) error {
 	cur, err := col.Find(ctx, bson.D{{Key: "ledgerSeq", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetProjection(holderFields))
 	if err != nil {
 		return fmt.Errorf("read holders of %s: %w", col.Name(), err)
@@ -171,34 +180,64 @@ func (j *Journal) reconcileCollection(ctx context.Context, col *mongo.Collection
 		if err := cur.Decode(&doc); err != nil {
 			return fmt.Errorf("read holder of %s: %w", col.Name(), err)
 		}
-		postings, err := j.postingsOf(ctx, doc)
-		if err != nil {
-			return err
-		}
-		snapshots[doc.ID] = doc.Seq
-		j.checkHolder(doc, postings, r)
+		into[doc.ID] = doc
 	}
 	return cur.Err()
 }
 
-// postingsOf returns the holder's postings 1..seq: its history rows and its markers.
-func (j *Journal) postingsOf(ctx context.Context, doc holderDoc) ([]markerDoc, error) {
-	cur, err := j.history.Find(ctx, bson.D{{Key: "holder", Value: doc.ID}, {Key: "seq", Value: bson.D{{Key: "$lte", Value: doc.Seq}}}},
-		options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}))
+// foldHistory streams the history in (holder, sequence) order, one pass for every holder,
+// and checks each holder against its postings up to the sequence read (rows written since
+// are later postings): the history rows, merged with the markers not copied yet.
+func (j *Journal) foldHistory(ctx context.Context, holders map[string]holderDoc, r *Report) error {
+	cur, err := j.history.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "holder", Value: 1}, {Key: "seq", Value: 1}}))
 	if err != nil {
-		return nil, fmt.Errorf("read history of %s: %w", doc.ID, err)
+		return fmt.Errorf("read history: %w", err)
 	}
-	var rows []historyDoc
-	if err := cur.All(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("read history of %s: %w", doc.ID, err)
+	defer cur.Close(ctx)
+	done := map[string]bool{}
+	var current string
+	var rows []markerDoc
+	flush := func() {
+		if doc, ok := holders[current]; ok && !done[current] {
+			done[current] = true
+			j.checkHolder(doc, merge(doc, rows), r)
+		}
+		rows = rows[:0]
 	}
+	for cur.Next(ctx) {
+		var row historyDoc
+		if err := cur.Decode(&row); err != nil {
+			return fmt.Errorf("read history: %w", err)
+		}
+		if row.Holder != current {
+			flush()
+			current = row.Holder
+		}
+		rows = append(rows, markerDoc{K: row.Entry, Seq: row.Seq, At: row.At, Postings: row.Postings})
+	}
+	if err := cur.Err(); err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	flush()
+	for id, doc := range holders {
+		if !done[id] {
+			j.checkHolder(doc, merge(doc, nil), r)
+		}
+	}
+	return nil
+}
+
+// merge returns the holder's postings 1..seq: its history rows and its markers, by sequence.
+func merge(doc holderDoc, rows []markerDoc) []markerDoc {
 	out := make([]markerDoc, 0, len(rows)+len(doc.Markers))
-	for _, h := range rows {
-		out = append(out, markerDoc{K: h.Entry, Seq: h.Seq, At: h.At, Postings: h.Postings})
+	for _, row := range rows {
+		if row.Seq <= doc.Seq {
+			out = append(out, row)
+		}
 	}
 	out = append(out, doc.Markers...)
 	slices.SortStableFunc(out, func(a, b markerDoc) int { return int(a.Seq - b.Seq) })
-	return out, nil
+	return out
 }
 
 func (j *Journal) checkHolder(doc holderDoc, postings []markerDoc, r *Report) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -141,4 +142,19 @@ func (j *Journal) expireHolds(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Sweep returns one recovery pass for a service's background loop: entries left to their
+// runners for grace are completed; what it did is logged, a failure is a warning (the next
+// pass tries again).
+func (j *Journal) Sweep(grace time.Duration, logger *slog.Logger) func(context.Context) {
+	return func(ctx context.Context) {
+		r, err := j.Recover(ctx, j.cfg.Now().Add(-grace))
+		if err != nil && ctx.Err() == nil {
+			logger.WarnContext(ctx, "journal recovery", "error", err.Error())
+		}
+		if r.Applied+r.Rejected+r.Resolved+r.Expired > 0 {
+			logger.InfoContext(ctx, "journal recovered", "applied", r.Applied, "rejected", r.Rejected, "resolved", r.Resolved, "expired", r.Expired)
+		}
+	}
 }

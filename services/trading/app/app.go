@@ -61,19 +61,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, recoverJournal(st, cfg.RecoveryGrace, logger)) })
+	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, logger)) })
 	return deps.Run(ctx)
-}
-
-// recoverJournal runs one recovery pass of trading's journal and logs what it did.
-func recoverJournal(st *store.Store, grace time.Duration, logger *slog.Logger) func(context.Context) {
-	return func(ctx context.Context) {
-		r, err := st.Journal().Recover(ctx, time.Now().Add(-grace))
-		if err != nil && ctx.Err() == nil {
-			logger.WarnContext(ctx, "journal recovery", "error", err.Error())
-		}
-		if r.Applied+r.Rejected+r.Resolved+r.Expired > 0 {
-			logger.InfoContext(ctx, "journal recovered", "applied", r.Applied, "rejected", r.Rejected, "resolved", r.Resolved, "expired", r.Expired)
-		}
-	}
 }
