@@ -254,215 +254,6 @@ func (ResolveKind) EnumDescriptor() ([]byte, []int) {
 	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
 }
 
-// One balance movement: signed decimal deltas per balance kind.
-type ApplyMovementRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Idempotency key, unique per movement (e.g. <settlementTrackingId>:<leg>:<transition>).
-	MovementId string `protobuf:"bytes,1,opt,name=movement_id,json=movementId,proto3" json:"movement_id,omitempty"`
-	// Owning company of the wallet.
-	CompanyId string `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	// Trading wallet.
-	WalletId string `protobuf:"bytes,3,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
-	// Currency code of the balance, e.g. BTC.
-	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
-	// Change of the available balance, e.g. "-1.5".
-	AvailableDelta string `protobuf:"bytes,5,opt,name=available_delta,json=availableDelta,proto3" json:"available_delta,omitempty"`
-	// Change of the ledger balance.
-	LedgerDelta string `protobuf:"bytes,6,opt,name=ledger_delta,json=ledgerDelta,proto3" json:"ledger_delta,omitempty"`
-	// Change of the pending-out balance.
-	PendingOutDelta string `protobuf:"bytes,7,opt,name=pending_out_delta,json=pendingOutDelta,proto3" json:"pending_out_delta,omitempty"`
-	// Change of the pending-in balance.
-	PendingInDelta string `protobuf:"bytes,8,opt,name=pending_in_delta,json=pendingInDelta,proto3" json:"pending_in_delta,omitempty"`
-	// Why (settlement, withdrawal), for the wallet's history.
-	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ApplyMovementRequest) Reset() {
-	*x = ApplyMovementRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ApplyMovementRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ApplyMovementRequest) ProtoMessage() {}
-
-func (x *ApplyMovementRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ApplyMovementRequest.ProtoReflect.Descriptor instead.
-func (*ApplyMovementRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *ApplyMovementRequest) GetMovementId() string {
-	if x != nil {
-		return x.MovementId
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetWalletId() string {
-	if x != nil {
-		return x.WalletId
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetCurrency() string {
-	if x != nil {
-		return x.Currency
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetAvailableDelta() string {
-	if x != nil {
-		return x.AvailableDelta
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetLedgerDelta() string {
-	if x != nil {
-		return x.LedgerDelta
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetPendingOutDelta() string {
-	if x != nil {
-		return x.PendingOutDelta
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetPendingInDelta() string {
-	if x != nil {
-		return x.PendingInDelta
-	}
-	return ""
-}
-
-func (x *ApplyMovementRequest) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-// The balance after the movement.
-type ApplyMovementResponse struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The movement id.
-	MovementId string `protobuf:"bytes,1,opt,name=movement_id,json=movementId,proto3" json:"movement_id,omitempty"`
-	// True when this call applied it, false when it had been applied before.
-	Applied bool `protobuf:"varint,2,opt,name=applied,proto3" json:"applied,omitempty"`
-	// Available balance after.
-	Available string `protobuf:"bytes,3,opt,name=available,proto3" json:"available,omitempty"`
-	// Ledger balance after.
-	Ledger string `protobuf:"bytes,4,opt,name=ledger,proto3" json:"ledger,omitempty"`
-	// Pending-out balance after.
-	PendingOut string `protobuf:"bytes,5,opt,name=pending_out,json=pendingOut,proto3" json:"pending_out,omitempty"`
-	// Pending-in balance after.
-	PendingIn     string `protobuf:"bytes,6,opt,name=pending_in,json=pendingIn,proto3" json:"pending_in,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ApplyMovementResponse) Reset() {
-	*x = ApplyMovementResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ApplyMovementResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ApplyMovementResponse) ProtoMessage() {}
-
-func (x *ApplyMovementResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ApplyMovementResponse.ProtoReflect.Descriptor instead.
-func (*ApplyMovementResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *ApplyMovementResponse) GetMovementId() string {
-	if x != nil {
-		return x.MovementId
-	}
-	return ""
-}
-
-func (x *ApplyMovementResponse) GetApplied() bool {
-	if x != nil {
-		return x.Applied
-	}
-	return false
-}
-
-func (x *ApplyMovementResponse) GetAvailable() string {
-	if x != nil {
-		return x.Available
-	}
-	return ""
-}
-
-func (x *ApplyMovementResponse) GetLedger() string {
-	if x != nil {
-		return x.Ledger
-	}
-	return ""
-}
-
-func (x *ApplyMovementResponse) GetPendingOut() string {
-	if x != nil {
-		return x.PendingOut
-	}
-	return ""
-}
-
-func (x *ApplyMovementResponse) GetPendingIn() string {
-	if x != nil {
-		return x.PendingIn
-	}
-	return ""
-}
-
 // New prices.
 type SetPricesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -474,7 +265,7 @@ type SetPricesRequest struct {
 
 func (x *SetPricesRequest) Reset() {
 	*x = SetPricesRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	mi := &file_trading_v1_ledger_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +277,7 @@ func (x *SetPricesRequest) String() string {
 func (*SetPricesRequest) ProtoMessage() {}
 
 func (x *SetPricesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	mi := &file_trading_v1_ledger_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +290,7 @@ func (x *SetPricesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPricesRequest.ProtoReflect.Descriptor instead.
 func (*SetPricesRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{2}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *SetPricesRequest) GetPrices() []*Price {
@@ -522,7 +313,7 @@ type Price struct {
 
 func (x *Price) Reset() {
 	*x = Price{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[3]
+	mi := &file_trading_v1_ledger_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -534,7 +325,7 @@ func (x *Price) String() string {
 func (*Price) ProtoMessage() {}
 
 func (x *Price) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[3]
+	mi := &file_trading_v1_ledger_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -547,7 +338,7 @@ func (x *Price) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Price.ProtoReflect.Descriptor instead.
 func (*Price) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Price) GetCurrency() string {
@@ -575,7 +366,7 @@ type SetPricesResponse struct {
 
 func (x *SetPricesResponse) Reset() {
 	*x = SetPricesResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[4]
+	mi := &file_trading_v1_ledger_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -587,7 +378,7 @@ func (x *SetPricesResponse) String() string {
 func (*SetPricesResponse) ProtoMessage() {}
 
 func (x *SetPricesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[4]
+	mi := &file_trading_v1_ledger_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -600,7 +391,7 @@ func (x *SetPricesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPricesResponse.ProtoReflect.Descriptor instead.
 func (*SetPricesResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{4}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SetPricesResponse) GetUpdated() int32 {
@@ -631,7 +422,7 @@ type JournalLeg struct {
 
 func (x *JournalLeg) Reset() {
 	*x = JournalLeg{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	mi := &file_trading_v1_ledger_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +434,7 @@ func (x *JournalLeg) String() string {
 func (*JournalLeg) ProtoMessage() {}
 
 func (x *JournalLeg) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	mi := &file_trading_v1_ledger_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +447,7 @@ func (x *JournalLeg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalLeg.ProtoReflect.Descriptor instead.
 func (*JournalLeg) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{5}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *JournalLeg) GetCompanyId() string {
@@ -715,7 +506,7 @@ type RecordEntryRequest struct {
 
 func (x *RecordEntryRequest) Reset() {
 	*x = RecordEntryRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	mi := &file_trading_v1_ledger_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +518,7 @@ func (x *RecordEntryRequest) String() string {
 func (*RecordEntryRequest) ProtoMessage() {}
 
 func (x *RecordEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	mi := &file_trading_v1_ledger_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +531,7 @@ func (x *RecordEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordEntryRequest.ProtoReflect.Descriptor instead.
 func (*RecordEntryRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{6}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RecordEntryRequest) GetEntryId() string {
@@ -802,7 +593,7 @@ type RecordEntryResponse struct {
 
 func (x *RecordEntryResponse) Reset() {
 	*x = RecordEntryResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +605,7 @@ func (x *RecordEntryResponse) String() string {
 func (*RecordEntryResponse) ProtoMessage() {}
 
 func (x *RecordEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +618,7 @@ func (x *RecordEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordEntryResponse.ProtoReflect.Descriptor instead.
 func (*RecordEntryResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{7}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RecordEntryResponse) GetEntryId() string {
@@ -875,7 +666,7 @@ type ResolveHoldRequest struct {
 
 func (x *ResolveHoldRequest) Reset() {
 	*x = ResolveHoldRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +678,7 @@ func (x *ResolveHoldRequest) String() string {
 func (*ResolveHoldRequest) ProtoMessage() {}
 
 func (x *ResolveHoldRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +691,7 @@ func (x *ResolveHoldRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveHoldRequest.ProtoReflect.Descriptor instead.
 func (*ResolveHoldRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{8}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ResolveHoldRequest) GetEntryId() string {
@@ -944,7 +735,7 @@ type ResolveHoldResponse struct {
 
 func (x *ResolveHoldResponse) Reset() {
 	*x = ResolveHoldResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +747,7 @@ func (x *ResolveHoldResponse) String() string {
 func (*ResolveHoldResponse) ProtoMessage() {}
 
 func (x *ResolveHoldResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +760,7 @@ func (x *ResolveHoldResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveHoldResponse.ProtoReflect.Descriptor instead.
 func (*ResolveHoldResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{9}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResolveHoldResponse) GetEntryId() string {
@@ -1005,7 +796,7 @@ type RecordDepositRequest struct {
 
 func (x *RecordDepositRequest) Reset() {
 	*x = RecordDepositRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +808,7 @@ func (x *RecordDepositRequest) String() string {
 func (*RecordDepositRequest) ProtoMessage() {}
 
 func (x *RecordDepositRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +821,7 @@ func (x *RecordDepositRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDepositRequest.ProtoReflect.Descriptor instead.
 func (*RecordDepositRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{10}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RecordDepositRequest) GetDepositId() string {
@@ -1081,7 +872,7 @@ type RecordDepositResponse struct {
 
 func (x *RecordDepositResponse) Reset() {
 	*x = RecordDepositResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1093,7 +884,7 @@ func (x *RecordDepositResponse) String() string {
 func (*RecordDepositResponse) ProtoMessage() {}
 
 func (x *RecordDepositResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1106,7 +897,7 @@ func (x *RecordDepositResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDepositResponse.ProtoReflect.Descriptor instead.
 func (*RecordDepositResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{11}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RecordDepositResponse) GetEntryId() string {
@@ -1132,7 +923,7 @@ type ReconcileRequest struct {
 
 func (x *ReconcileRequest) Reset() {
 	*x = ReconcileRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +935,7 @@ func (x *ReconcileRequest) String() string {
 func (*ReconcileRequest) ProtoMessage() {}
 
 func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +948,7 @@ func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
 func (*ReconcileRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{12}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{10}
 }
 
 // Result of Reconcile.
@@ -1179,7 +970,7 @@ type ReconcileResponse struct {
 
 func (x *ReconcileResponse) Reset() {
 	*x = ReconcileResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1191,7 +982,7 @@ func (x *ReconcileResponse) String() string {
 func (*ReconcileResponse) ProtoMessage() {}
 
 func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1204,7 +995,7 @@ func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
 func (*ReconcileResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{13}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReconcileResponse) GetHolders() int32 {
@@ -1261,7 +1052,7 @@ type CurrencyTotals struct {
 
 func (x *CurrencyTotals) Reset() {
 	*x = CurrencyTotals{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1064,7 @@ func (x *CurrencyTotals) String() string {
 func (*CurrencyTotals) ProtoMessage() {}
 
 func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1077,7 @@ func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
 func (*CurrencyTotals) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{14}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CurrencyTotals) GetCurrency() string {
@@ -1329,29 +1120,7 @@ var File_trading_v1_ledger_proto protoreflect.FileDescriptor
 const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\n" +
 	"\x17trading/v1/ledger.proto\x12\n" +
-	"trading.v1\"\xc9\x02\n" +
-	"\x14ApplyMovementRequest\x12\x1f\n" +
-	"\vmovement_id\x18\x01 \x01(\tR\n" +
-	"movementId\x12\x1d\n" +
-	"\n" +
-	"company_id\x18\x02 \x01(\tR\tcompanyId\x12\x1b\n" +
-	"\twallet_id\x18\x03 \x01(\tR\bwalletId\x12\x1a\n" +
-	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12'\n" +
-	"\x0favailable_delta\x18\x05 \x01(\tR\x0eavailableDelta\x12!\n" +
-	"\fledger_delta\x18\x06 \x01(\tR\vledgerDelta\x12*\n" +
-	"\x11pending_out_delta\x18\a \x01(\tR\x0fpendingOutDelta\x12(\n" +
-	"\x10pending_in_delta\x18\b \x01(\tR\x0ependingInDelta\x12\x16\n" +
-	"\x06reason\x18\t \x01(\tR\x06reason\"\xc8\x01\n" +
-	"\x15ApplyMovementResponse\x12\x1f\n" +
-	"\vmovement_id\x18\x01 \x01(\tR\n" +
-	"movementId\x12\x18\n" +
-	"\aapplied\x18\x02 \x01(\bR\aapplied\x12\x1c\n" +
-	"\tavailable\x18\x03 \x01(\tR\tavailable\x12\x16\n" +
-	"\x06ledger\x18\x04 \x01(\tR\x06ledger\x12\x1f\n" +
-	"\vpending_out\x18\x05 \x01(\tR\n" +
-	"pendingOut\x12\x1d\n" +
-	"\n" +
-	"pending_in\x18\x06 \x01(\tR\tpendingIn\"=\n" +
+	"trading.v1\"=\n" +
 	"\x10SetPricesRequest\x12)\n" +
 	"\x06prices\x18\x01 \x03(\v2\x11.trading.v1.PriceR\x06prices\"5\n" +
 	"\x05Price\x12\x1a\n" +
@@ -1434,13 +1203,12 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\vResolveKind\x12\x1c\n" +
 	"\x18RESOLVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11RESOLVE_KIND_POST\x10\x01\x12\x15\n" +
-	"\x11RESOLVE_KIND_VOID\x10\x022\xf6\x03\n" +
+	"\x11RESOLVE_KIND_VOID\x10\x022\xa0\x03\n" +
 	"\x14TradingLedgerService\x12N\n" +
 	"\vRecordEntry\x12\x1e.trading.v1.RecordEntryRequest\x1a\x1f.trading.v1.RecordEntryResponse\x12N\n" +
 	"\vResolveHold\x12\x1e.trading.v1.ResolveHoldRequest\x1a\x1f.trading.v1.ResolveHoldResponse\x12T\n" +
 	"\rRecordDeposit\x12 .trading.v1.RecordDepositRequest\x1a!.trading.v1.RecordDepositResponse\x12H\n" +
-	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12T\n" +
-	"\rApplyMovement\x12 .trading.v1.ApplyMovementRequest\x1a!.trading.v1.ApplyMovementResponse\x12H\n" +
+	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12H\n" +
 	"\tSetPrices\x12\x1c.trading.v1.SetPricesRequest\x1a\x1d.trading.v1.SetPricesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
@@ -1456,52 +1224,48 @@ func file_trading_v1_ledger_proto_rawDescGZIP() []byte {
 }
 
 var file_trading_v1_ledger_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_trading_v1_ledger_proto_goTypes = []any{
 	(EntryKind)(0),                // 0: trading.v1.EntryKind
 	(LegSide)(0),                  // 1: trading.v1.LegSide
 	(EntryOutcome)(0),             // 2: trading.v1.EntryOutcome
 	(ResolveKind)(0),              // 3: trading.v1.ResolveKind
-	(*ApplyMovementRequest)(nil),  // 4: trading.v1.ApplyMovementRequest
-	(*ApplyMovementResponse)(nil), // 5: trading.v1.ApplyMovementResponse
-	(*SetPricesRequest)(nil),      // 6: trading.v1.SetPricesRequest
-	(*Price)(nil),                 // 7: trading.v1.Price
-	(*SetPricesResponse)(nil),     // 8: trading.v1.SetPricesResponse
-	(*JournalLeg)(nil),            // 9: trading.v1.JournalLeg
-	(*RecordEntryRequest)(nil),    // 10: trading.v1.RecordEntryRequest
-	(*RecordEntryResponse)(nil),   // 11: trading.v1.RecordEntryResponse
-	(*ResolveHoldRequest)(nil),    // 12: trading.v1.ResolveHoldRequest
-	(*ResolveHoldResponse)(nil),   // 13: trading.v1.ResolveHoldResponse
-	(*RecordDepositRequest)(nil),  // 14: trading.v1.RecordDepositRequest
-	(*RecordDepositResponse)(nil), // 15: trading.v1.RecordDepositResponse
-	(*ReconcileRequest)(nil),      // 16: trading.v1.ReconcileRequest
-	(*ReconcileResponse)(nil),     // 17: trading.v1.ReconcileResponse
-	(*CurrencyTotals)(nil),        // 18: trading.v1.CurrencyTotals
+	(*SetPricesRequest)(nil),      // 4: trading.v1.SetPricesRequest
+	(*Price)(nil),                 // 5: trading.v1.Price
+	(*SetPricesResponse)(nil),     // 6: trading.v1.SetPricesResponse
+	(*JournalLeg)(nil),            // 7: trading.v1.JournalLeg
+	(*RecordEntryRequest)(nil),    // 8: trading.v1.RecordEntryRequest
+	(*RecordEntryResponse)(nil),   // 9: trading.v1.RecordEntryResponse
+	(*ResolveHoldRequest)(nil),    // 10: trading.v1.ResolveHoldRequest
+	(*ResolveHoldResponse)(nil),   // 11: trading.v1.ResolveHoldResponse
+	(*RecordDepositRequest)(nil),  // 12: trading.v1.RecordDepositRequest
+	(*RecordDepositResponse)(nil), // 13: trading.v1.RecordDepositResponse
+	(*ReconcileRequest)(nil),      // 14: trading.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),     // 15: trading.v1.ReconcileResponse
+	(*CurrencyTotals)(nil),        // 16: trading.v1.CurrencyTotals
 }
 var file_trading_v1_ledger_proto_depIdxs = []int32{
-	7,  // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
+	5,  // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
 	1,  // 1: trading.v1.JournalLeg.side:type_name -> trading.v1.LegSide
 	0,  // 2: trading.v1.RecordEntryRequest.kind:type_name -> trading.v1.EntryKind
-	9,  // 3: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
+	7,  // 3: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
 	2,  // 4: trading.v1.RecordEntryResponse.outcome:type_name -> trading.v1.EntryOutcome
 	3,  // 5: trading.v1.ResolveHoldRequest.kind:type_name -> trading.v1.ResolveKind
 	2,  // 6: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
 	2,  // 7: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
-	18, // 8: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
-	10, // 9: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
-	12, // 10: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
-	14, // 11: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
-	16, // 12: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
-	4,  // 13: trading.v1.TradingLedgerService.ApplyMovement:input_type -> trading.v1.ApplyMovementRequest
-	6,  // 14: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
-	11, // 15: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
-	13, // 16: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
-	15, // 17: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
-	17, // 18: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
-	5,  // 19: trading.v1.TradingLedgerService.ApplyMovement:output_type -> trading.v1.ApplyMovementResponse
-	8,  // 20: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
-	15, // [15:21] is the sub-list for method output_type
-	9,  // [9:15] is the sub-list for method input_type
+	16, // 8: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
+	8,  // 9: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
+	10, // 10: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
+	12, // 11: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
+	14, // 12: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
+	4,  // 13: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
+	9,  // 14: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
+	11, // 15: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
+	13, // 16: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
+	15, // 17: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
+	6,  // 18: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
+	14, // [14:19] is the sub-list for method output_type
+	9,  // [9:14] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1518,7 +1282,7 @@ func file_trading_v1_ledger_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_ledger_proto_rawDesc), len(file_trading_v1_ledger_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   15,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

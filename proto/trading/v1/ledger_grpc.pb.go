@@ -23,7 +23,6 @@ const (
 	TradingLedgerService_ResolveHold_FullMethodName   = "/trading.v1.TradingLedgerService/ResolveHold"
 	TradingLedgerService_RecordDeposit_FullMethodName = "/trading.v1.TradingLedgerService/RecordDeposit"
 	TradingLedgerService_Reconcile_FullMethodName     = "/trading.v1.TradingLedgerService/Reconcile"
-	TradingLedgerService_ApplyMovement_FullMethodName = "/trading.v1.TradingLedgerService/ApplyMovement"
 	TradingLedgerService_SetPrices_FullMethodName     = "/trading.v1.TradingLedgerService/SetPrices"
 )
 
@@ -50,10 +49,6 @@ type TradingLedgerServiceClient interface {
 	RecordDeposit(ctx context.Context, in *RecordDepositRequest, opts ...grpc.CallOption) (*RecordDepositResponse, error)
 	// Recomputes every balance of trading's journal and reports any difference.
 	Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error)
-	// Applies one balance movement to one wallet, atomically and at most once per movement_id.
-	// A movement that would make any balance negative is refused (FailedPrecondition) and
-	// changes nothing.
-	ApplyMovement(ctx context.Context, in *ApplyMovementRequest, opts ...grpc.CallOption) (*ApplyMovementResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(ctx context.Context, in *SetPricesRequest, opts ...grpc.CallOption) (*SetPricesResponse, error)
 }
@@ -106,16 +101,6 @@ func (c *tradingLedgerServiceClient) Reconcile(ctx context.Context, in *Reconcil
 	return out, nil
 }
 
-func (c *tradingLedgerServiceClient) ApplyMovement(ctx context.Context, in *ApplyMovementRequest, opts ...grpc.CallOption) (*ApplyMovementResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ApplyMovementResponse)
-	err := c.cc.Invoke(ctx, TradingLedgerService_ApplyMovement_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (c *tradingLedgerServiceClient) SetPrices(ctx context.Context, in *SetPricesRequest, opts ...grpc.CallOption) (*SetPricesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetPricesResponse)
@@ -149,10 +134,6 @@ type TradingLedgerServiceServer interface {
 	RecordDeposit(context.Context, *RecordDepositRequest) (*RecordDepositResponse, error)
 	// Recomputes every balance of trading's journal and reports any difference.
 	Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error)
-	// Applies one balance movement to one wallet, atomically and at most once per movement_id.
-	// A movement that would make any balance negative is refused (FailedPrecondition) and
-	// changes nothing.
-	ApplyMovement(context.Context, *ApplyMovementRequest) (*ApplyMovementResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error)
 	mustEmbedUnimplementedTradingLedgerServiceServer()
@@ -176,9 +157,6 @@ func (UnimplementedTradingLedgerServiceServer) RecordDeposit(context.Context, *R
 }
 func (UnimplementedTradingLedgerServiceServer) Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Reconcile not implemented")
-}
-func (UnimplementedTradingLedgerServiceServer) ApplyMovement(context.Context, *ApplyMovementRequest) (*ApplyMovementResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method ApplyMovement not implemented")
 }
 func (UnimplementedTradingLedgerServiceServer) SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPrices not implemented")
@@ -276,24 +254,6 @@ func _TradingLedgerService_Reconcile_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
-func _TradingLedgerService_ApplyMovement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ApplyMovementRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(TradingLedgerServiceServer).ApplyMovement(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: TradingLedgerService_ApplyMovement_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(TradingLedgerServiceServer).ApplyMovement(ctx, req.(*ApplyMovementRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 func _TradingLedgerService_SetPrices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetPricesRequest)
 	if err := dec(in); err != nil {
@@ -334,10 +294,6 @@ var TradingLedgerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Reconcile",
 			Handler:    _TradingLedgerService_Reconcile_Handler,
-		},
-		{
-			MethodName: "ApplyMovement",
-			Handler:    _TradingLedgerService_ApplyMovement_Handler,
 		},
 		{
 			MethodName: "SetPrices",
