@@ -24,11 +24,11 @@ func (j *Journal) Accounts(ctx context.Context, holder string) (map[string]Count
 	if err != nil {
 		return nil, fmt.Errorf("read account holder %s: %w", holder, err)
 	}
-	return doc.AccountCounters()
+	return doc.accountCounters()
 }
 
-// AccountCounters decodes the counters of a holder document read by its owner.
-func (d holderDoc) AccountCounters() (map[string]Counters, error) {
+// accountCounters decodes the counters of a holder document.
+func (d holderDoc) accountCounters() (map[string]Counters, error) {
 	out := make(map[string]Counters, len(d.Accounts))
 	for cur := range d.Accounts {
 		c, err := d.counters(cur)
@@ -61,14 +61,6 @@ type AccountFields struct {
 	CreditsPending string `bson:"cPend"`
 	CreditsPosted  string `bson:"cPost"`
 }
-
-// HolderFields lists the fields the journal keeps in a holder document, for owners that
-// leave them out of their reads or initialise them.
-var HolderFields = []string{"accounts", "ledgerVersion", "ledgerSeq", "ledgerMarkers"}
-
-// MarkerFields lists the fields an owner's reads should leave out (bounded, but of no use
-// to a reader).
-var MarkerFields = []string{"ledgerMarkers"}
 
 // Posting is one row of an account's statement: what an entry changed on one account and
 // the counters after it.

@@ -132,12 +132,6 @@ func (s *Store) createVenueWallet(ctx context.Context, r WalletRef) error {
 	return nil
 }
 
-// HoldState reports where a hold stands (journal.HoldState).
-func (s *Store) HoldState(ctx context.Context, holdID string) (string, error) {
-	state, _, err := s.journal.HoldState(ctx, holdID)
-	return state, err
-}
-
 // IsAccountMissing reports whether err is a journal's missing account.
 func IsAccountMissing(err error) bool { return errors.Is(err, journal.ErrAccountNotFound) }
 
