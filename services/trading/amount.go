@@ -1,13 +1,13 @@
 package trading
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 )
 
 // FiatUSD is the fiat currency of every price: fiatValue and usdValue are both US dollars.
@@ -31,15 +31,11 @@ func (p Price) Validate() error {
 	if p.FiatCurrency != FiatUSD {
 		return apperr.Invalid(apperr.CodeCurrency, "fiatCurrency", "prices are kept in %s, got %q", FiatUSD, p.FiatCurrency)
 	}
-	d, err := decimal.NewFromString(p.Price)
-	if err != nil || !plainDecimal.MatchString(p.Price) || d.IsNegative() {
+	if _, err := amount.ParsePrice(p.Price); err != nil {
 		return apperr.Invalid(apperr.CodeFormat, "price", "price must be a non-negative decimal, got %q", p.Price)
 	}
 	return nil
 }
-
-// plainDecimal is a decimal without exponent or '+' sign.
-var plainDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
 // Prices maps a currency code to its price.
 type Prices map[string]Price

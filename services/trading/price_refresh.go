@@ -1,13 +1,11 @@
 package trading
 
 import (
-	"regexp"
 	"strconv"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
 )
 
 // PriceInput is one entry of SetPrices as the caller sends it.
@@ -45,15 +43,11 @@ func ParsePrices(in []PriceInput, at time.Time) ([]Price, error) {
 		if p.USD == "" {
 			return nil, apperr.Missing(field("usd"))
 		}
-		d, err := decimal.NewFromString(p.USD)
-		if err != nil || !priceDecimal.MatchString(p.USD) || !d.IsPositive() {
+		d, err := amount.ParsePrice(p.USD)
+		if err != nil || d.Sign() <= 0 {
 			return nil, apperr.Invalid(apperr.CodeFormat, field("usd"), "%s must be a positive decimal such as \"65000.50\", got %q", field("usd"), p.USD)
 		}
 		out = append(out, Price{Currency: p.Currency, Price: p.USD, FiatCurrency: FiatUSD, UpdatedAt: at})
 	}
 	return out, nil
 }
-
-// priceDecimal is a plain non-negative decimal; trailing zeros are kept, they set the
-// precision fiat values are shown with ("65000.00").
-var priceDecimal = regexp.MustCompile(`^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$`)

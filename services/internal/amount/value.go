@@ -124,3 +124,19 @@ func (a Amount) Equal(b Amount) bool { return a.d.Equal(b.d) }
 
 // Places is the number of decimals a is written with.
 func (a Amount) Places() int32 { return max(0, -a.d.Exponent()) }
+
+// pricePattern is a plain non-negative decimal whose trailing zeros are kept: they set the
+// precision a price shows values with ("65000.00").
+var pricePattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$`)
+
+// ErrNotPlain is a price that is not a plain decimal.
+var ErrNotPlain = errors.New("price must be a plain decimal such as 65000.50 (no sign or exponent, at most 18 digits each side)")
+
+// ParsePrice reads a non-negative price, trailing zeros allowed (they are its display
+// precision, kept by the caller as text).
+func ParsePrice(s string) (Amount, error) {
+	if !pricePattern.MatchString(s) {
+		return Zero, ErrNotPlain
+	}
+	return Amount{d: decimal.RequireFromString(s)}, nil
+}
