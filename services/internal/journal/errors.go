@@ -21,6 +21,7 @@ var (
 	ErrInvariant           = errors.New("ledger invariant broken")
 	errMarkersFull         = errors.New("marker list full")
 	errPreviouslyCompleted = errors.New("completed")
+	errAppliedElsewhere    = errors.New("applied, its marker pruned")
 )
 
 // ExistsError is ErrEntryExists naming the first field that differs from the stored entry.

@@ -66,8 +66,8 @@ func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, error) 
 			return m, nil
 		}
 		if c.refuse {
-			if _, undone := doc.marker(compensation(c.k)); undone {
-				return markerDoc{}, errPreviouslyCompleted
+			if err := j.stillRecorded(ctx, doc, c.k); err != nil {
+				return markerDoc{}, err
 			}
 		}
 		m, err := j.nextMarker(doc, c, policy.Constrained)
@@ -87,6 +87,29 @@ func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, error) 
 		backoff(ctx, attempt)
 	}
 	return markerDoc{}, fmt.Errorf("apply %s to %s: %w", c.k, c.holder, ErrTooManyConflicts)
+}
+
+// stillRecorded checks, for a holder read without entry id's marker, that the entry is still
+// being applied: its marker is pruned only once the entry is final, so an entry still
+// recorded after this read is not applied at this holder's version, and the version-guarded
+// write that follows applies it at most once. A final entry is not written again: applied
+// (errAppliedElsewhere: its marker was pruned), or undone (errPreviouslyCompleted).
+func (j *Journal) stillRecorded(ctx context.Context, doc holderDoc, id string) error {
+	if _, undone := doc.marker(compensation(id)); undone {
+		return errPreviouslyCompleted
+	}
+	d, found, err := j.lookup(ctx, id)
+	switch {
+	case err != nil:
+		return err
+	case !found:
+		return fmt.Errorf("%w: entry %s is gone", ErrInvariant, id)
+	case d.State == StateApplied:
+		return errAppliedElsewhere
+	case d.State != StateRecorded:
+		return errPreviouslyCompleted
+	}
+	return nil
 }
 
 // nextMarker computes the holder's counters after c and the marker recording it.
@@ -167,12 +190,9 @@ func (j *Journal) keptMarkers(ctx context.Context, doc holderDoc) ([]markerDoc, 
 	return kept, nil
 }
 
-// RejectedRetention is how long the markers of a rejected entry are kept on its holders
-// (longer than any runner's deadline, MaxRun).
-const RejectedRetention = time.Hour
-
-// finalEntries returns the entries of markers whose markers may be pruned, by id: applied
-// ones, and rejected ones older than RejectedRetention.
+// finalEntries returns the entries of markers that are final (applied or rejected), by id:
+// their markers may be pruned once their history rows exist, since every runner checks the
+// entry's state before it writes a marker (stillRecorded).
 func (j *Journal) finalEntries(ctx context.Context, markers []markerDoc) (map[string]entryDoc, error) {
 	ids := make([]string, 0, len(markers))
 	for _, m := range markers {
@@ -189,13 +209,8 @@ func (j *Journal) finalEntries(ctx context.Context, markers []markerDoc) (map[st
 		return nil, fmt.Errorf("read entries of markers: %w", err)
 	}
 	out := make(map[string]entryDoc, len(docs))
-	settled := j.now().Add(-RejectedRetention)
 	for _, d := range docs {
-		// A rejected entry's markers stay while a runner that started before the rejection
-		// may still be at work: they are what stops it.
-		if d.State == StateApplied || d.UpdatedAt.Before(settled) {
-			out[d.ID] = d
-		}
+		out[d.ID] = d
 	}
 	return out, nil
 }

@@ -11,8 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// MaxRun bounds one call's work (a runner of an entry never outlives it, which is what
-// makes RejectedRetention safe).
+// MaxRun bounds one call's work.
 const MaxRun = 10 * time.Minute
 
 // Result is the outcome of a recorded entry.
@@ -220,6 +219,8 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 			return j.refuse(ctx, e, h, insufficient)
 		case errors.Is(err, errPreviouslyCompleted):
 			return j.compensate(ctx, e, nil)
+		case errors.Is(err, errAppliedElsewhere):
+			return nil // applied to every holder by another runner, and final
 		case err != nil:
 			return err
 		}

@@ -16,12 +16,11 @@ const RecoveryBatch = 100
 
 // Recovery counts what a recovery pass did.
 type Recovery struct {
-	Applied, Rejected, Resolved, Expired, Rechecked int
+	Applied, Rejected, Resolved, Expired int
 }
 
 // Recover completes what runners left: entries still recorded or compensating since before
 // cutoff are applied or undone, resolutions still open since before cutoff get their entry,
-// rejected entries younger than RejectedRetention are checked for a late runner's change,
 // and holds past their expiry are voided. Every step is the idempotent one the runners
 // take, so several recovery passes (replicas) may run at once.
 func (j *Journal) Recover(ctx context.Context, cutoff time.Time) (Recovery, error) {
@@ -41,9 +40,7 @@ func (j *Journal) Recover(ctx context.Context, cutoff time.Time) (Recovery, erro
 			errs = append(errs, err)
 		}
 	}
-	n, err := j.recheckRejected(ctx)
-	r.Rechecked, errs = n, append(errs, err)
-	n, err = j.finishResolutions(ctx, cutoff)
+	n, err := j.finishResolutions(ctx, cutoff)
 	r.Resolved, errs = n, append(errs, err)
 	n, err = j.expireHolds(ctx)
 	r.Expired, errs = n, append(errs, err)
@@ -80,28 +77,6 @@ func (j *Journal) resume(ctx context.Context, d entryDoc) error {
 	return j.apply(ctx, e)
 }
 
-// recheckRejected undoes, on entries rejected within RejectedRetention, a change a runner
-// that started before the rejection may have made afterwards.
-func (j *Journal) recheckRejected(ctx context.Context) (int, error) {
-	docs, err := j.findEntries(ctx, bson.D{{Key: "state", Value: StateRejected},
-		{Key: "createdAt", Value: bson.D{{Key: "$gte", Value: j.now().Add(-RejectedRetention - MaxRun)}}}})
-	if err != nil {
-		return 0, err
-	}
-	for _, d := range docs {
-		e, err := d.entry()
-		if err != nil {
-			return 0, err
-		}
-		for h := range e.deltas() {
-			if err := j.undo(ctx, h, e.ID); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return len(docs), nil
-}
-
 // finishResolutions writes the entry of resolutions inserted before cutoff and never done.
 func (j *Journal) finishResolutions(ctx context.Context, cutoff time.Time) (int, error) {
 	cur, err := j.resolutions.Find(ctx, bson.D{{Key: "state", Value: "open"}, {Key: "at", Value: bson.D{{Key: "$lt", Value: cutoff}}}},
@@ -132,7 +107,9 @@ func (j *Journal) expireHolds(ctx context.Context) (int, error) {
 		_, err := j.Resolve(ctx, ExpiryID(d.ID), d.ID, Void, d.Code+".expire")
 		switch {
 		case errors.Is(err, ErrHoldAlreadyPosted), errors.Is(err, ErrHoldAlreadyVoided), errors.Is(err, ErrHoldNotFound):
-			if err := j.closeHold(ctx, d.ID); err != nil {
+			// Resolved by another, whose entry may still be missing: only the expiry ends
+			// here; finishResolutions completes the other's resolution.
+			if err := j.unexpire(ctx, d.ID); err != nil {
 				return n, err
 			}
 		case err != nil:

@@ -151,12 +151,18 @@ func (j *Journal) resolution(ctx context.Context, holdID string) (resolutionDoc,
 	return r, true, nil
 }
 
-// closeHold records the resolution done and takes the hold off the expiry index.
+// closeHold records the resolution done (its entry is applied) and takes the hold off the
+// expiry index.
 func (j *Journal) closeHold(ctx context.Context, holdID string) error {
 	if _, err := j.resolutions.UpdateOne(ctx, bson.D{{Key: "_id", Value: holdID}, {Key: "state", Value: "open"}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "done"}}}}); err != nil {
 		return fmt.Errorf("close resolution of %s: %w", holdID, err)
 	}
+	return j.unexpire(ctx, holdID)
+}
+
+// unexpire takes a hold off the expiry index.
+func (j *Journal) unexpire(ctx context.Context, holdID string) error {
 	if _, err := j.entries.UpdateOne(ctx, bson.D{{Key: "_id", Value: holdID}, {Key: "openUntil", Value: bson.D{{Key: "$exists", Value: true}}}},
 		bson.D{{Key: "$unset", Value: bson.D{{Key: "openUntil", Value: ""}}}}); err != nil {
 		return fmt.Errorf("close hold %s: %w", holdID, err)
