@@ -10,11 +10,16 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
+	tradingserver "github.com/zcustody/suite/services/trading/server"
 )
 
 // fixedPage is a trading store that answers every search with the same page of 10 bulk
-// wallets out of 100, and the demo prices.
-type fixedPage struct{}
+// wallets out of 100, and the demo prices. The wallet history is not benchmarked: its reader
+// is left nil (its signature names a type internal to services, which the bench cannot
+// implement), so a history call would panic.
+type fixedPage struct {
+	tradingserver.HistoryReader
+}
 
 func (fixedPage) SearchWallets(context.Context, trading.WalletFilter) ([]trading.Wallet, int64, error) {
 	page := make([]trading.Wallet, 0, 10)
