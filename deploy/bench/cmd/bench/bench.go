@@ -10,6 +10,7 @@ import (
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/bench/internal/inproc"
+	"github.com/zcustody/suite/deploy/bench/internal/journalcost"
 	"github.com/zcustody/suite/deploy/bench/internal/measure"
 	"github.com/zcustody/suite/deploy/bench/internal/report"
 	"github.com/zcustody/suite/deploy/bench/internal/scenario"
@@ -56,16 +57,47 @@ func (b *bench) run(ctx context.Context) (err error) {
 		}
 		b.res.Placement = fmt.Sprintf("suite on CPU %s, load generator on CPU %s (taskset)", suite.List(split.Suite), suite.List(split.Load))
 	}
-	if err := b.start(ctx, s); err != nil {
+	if err := b.startData(ctx, s); err != nil {
 		return err
 	}
-	if err := b.measure(ctx, s); err != nil {
+	if !b.cfg.JournalOnly {
+		if err := b.startServices(ctx, s); err != nil {
+			return err
+		}
+		if err := b.measure(ctx, s); err != nil {
+			return err
+		}
+		if err := b.finish(ctx, s); err != nil {
+			return err
+		}
+	}
+	// A journal scenario cut short (on the embedded database an entry on N wallets takes
+	// minutes) still leaves the other results written.
+	jerr := b.journal(ctx, s)
+	return errors.Join(b.write(), jerr)
+}
+
+// journal runs the journal scenario in this process once the services and gateways are
+// stopped, so that nothing else uses the database.
+func (b *bench) journal(ctx context.Context, s *suite.Suite) error {
+	if b.cfg.Legs == 0 {
+		return nil
+	}
+	if err := s.StopServices(); err != nil {
 		return err
 	}
-	if err := b.finish(ctx, s); err != nil {
+	b.say("journal entry cost: PAY_IN holds through trading's ledger handler and store, in this process, N = %d", b.cfg.Legs)
+	res, err := journalcost.Run(ctx, s.MongoURI, journalcost.Options{Legs: b.cfg.Legs, Say: b.say})
+	b.res.Journal = &res
+	if err != nil {
+		b.res.JournalErr = err.Error()
 		return err
 	}
-	return b.write()
+	for _, q := range report.JournalRatios(res) {
+		b.say("journal: %s = %.2f (%s / %s; target ≤ %.1f): %s", q.Name, q.Value(), q.Over.Round(time.Millisecond),
+			q.Under.Round(time.Millisecond), q.Target, q.Verdict())
+	}
+	return nil
 }
 
 // finish runs the in-process benchmarks of the gateway and reads every process's peak memory.
@@ -88,8 +120,8 @@ func (b *bench) finish(ctx context.Context, s *suite.Suite) error {
 	return nil
 }
 
-// start starts the database, loads the data, then starts the services and the gateway.
-func (b *bench) start(ctx context.Context, s *suite.Suite) error {
+// startData starts the database and loads the data.
+func (b *bench) startData(ctx context.Context, s *suite.Suite) error {
 	b.say("starting the database")
 	if err := s.StartDatabase(ctx); err != nil {
 		return err
@@ -104,7 +136,13 @@ func (b *bench) start(ctx context.Context, s *suite.Suite) error {
 		return err
 	}
 	b.res.Load = counts.Took
-	b.say("loaded in %s; starting the services and the gateway", counts.Took.Round(time.Millisecond))
+	b.say("loaded in %s", counts.Took.Round(time.Millisecond))
+	return nil
+}
+
+// startServices starts the services and the gateway and lets them settle.
+func (b *bench) startServices(ctx context.Context, s *suite.Suite) error {
+	b.say("starting the services and the gateway")
 	if err := s.StartServices(ctx); err != nil {
 		return err
 	}

@@ -3,15 +3,17 @@
 // collection, and measures a read (trading wallet search) and a write (service request
 // create) through the gateway, as a direct gRPC call to the service, and as the raw driver
 // operations the service issues, at several concurrency levels; then overloads the gateway.
-// It prints the table and writes it as markdown with PNG plots. docs/performance.md explains
-// the method and the numbers.
+// Last, with the services stopped, it measures what a journal entry costs (PAY_IN holds of 1
+// and N legs, on one wallet and on N wallets, against N single account updates) in its own
+// process on the same database server. It prints the table and writes it as markdown with PNG
+// plots. docs/performance.md explains the method and the numbers.
 //
 //	bench [-n 10000] [-duration 3s] [-concurrency 1,4,16,64] [-overload 5s] [-out .data/bench]
-//	      [-mongodb-uri mongodb://…] [-pin=true] [-profile DIR]
+//	      [-mongodb-uri mongodb://…] [-pin=true] [-profile DIR] [-legs 1000] [-journal-only]
 //
 // Each flag has an environment variable (BENCH_N, BENCH_DURATION, BENCH_CONCURRENCY,
-// BENCH_WARMUP, BENCH_OVERLOAD, BENCH_OUT, MONGODB_URI, BENCH_PIN, BENCH_PROFILE). Run it from
-// the repository root.
+// BENCH_WARMUP, BENCH_OVERLOAD, BENCH_OUT, MONGODB_URI, BENCH_PIN, BENCH_PROFILE, BENCH_LEGS,
+// BENCH_JOURNAL_ONLY). Run it from the repository root.
 package main
 
 import (

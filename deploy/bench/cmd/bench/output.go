@@ -21,9 +21,12 @@ func (b *bench) write() error {
 	if err := os.MkdirAll(b.cfg.Out, 0o750); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	plots := []string{latencyFile}
-	if err := b.res.LatencyPlot(filepath.Join(b.cfg.Out, latencyFile)); err != nil {
-		return err
+	var plots []string
+	if len(b.res.Scenarios) > 0 {
+		plots = append(plots, latencyFile)
+		if err := b.res.LatencyPlot(filepath.Join(b.cfg.Out, latencyFile)); err != nil {
+			return err
+		}
 	}
 	if b.res.Overload != nil {
 		plots = append(plots, overloadFile)

@@ -44,14 +44,28 @@ func toDoc(w trading.Wallet) walletDoc {
 	return d
 }
 
-// loadWallets inserts n bulk wallets in batches (ids already there from an earlier run against
-// the same MongoDB are skipped), then checks one through the store.
+// loadWallets inserts n bulk wallets (ids already there from an earlier run against the same
+// MongoDB are skipped), then checks one through the store.
 func loadWallets(ctx context.Context, db *mongo.Database, n int) error {
+	wallets := make([]trading.Wallet, n)
+	for i := range n {
+		wallets[i] = BenchWallet(i)
+	}
+	if err := InsertWallets(ctx, db, wallets); err != nil {
+		return err
+	}
+	return checkWallet(ctx, tradingstore.New(db), BenchWallet(n-1))
+}
+
+// InsertWallets inserts wallets into the wallets collection of db (a trading store's database)
+// in the store's document shape, with InsertMany in batches of 1,000; ids already there (an
+// earlier run against the same MongoDB) are skipped.
+func InsertWallets(ctx context.Context, db *mongo.Database, wallets []trading.Wallet) error {
 	col := db.Collection("wallets")
-	for done := 0; done < n; {
-		batch := make([]any, 0, min(1000, n-done))
-		for i := done; i < done+cap(batch); i++ {
-			batch = append(batch, toDoc(BenchWallet(i)))
+	for done := 0; done < len(wallets); {
+		batch := make([]any, 0, min(1000, len(wallets)-done))
+		for _, w := range wallets[done : done+cap(batch)] {
+			batch = append(batch, toDoc(w))
 		}
 		_, err := col.InsertMany(ctx, batch, options.InsertMany().SetOrdered(false))
 		if err != nil && !onlyDuplicates(err) {
@@ -59,7 +73,7 @@ func loadWallets(ctx context.Context, db *mongo.Database, n int) error {
 		}
 		done += len(batch)
 	}
-	return checkWallet(ctx, tradingstore.New(db), BenchWallet(n-1))
+	return nil
 }
 
 // checkWallet reads want back through the trading store and fails unless it decodes equal.

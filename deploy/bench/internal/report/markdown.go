@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/zcustody/suite/deploy/bench/internal/journalcost"
 	"github.com/zcustody/suite/deploy/bench/internal/measure"
 	"github.com/zcustody/suite/deploy/bench/internal/scenario"
 )
@@ -14,10 +16,17 @@ import (
 func (r Results) Markdown(w io.Writer, plots ...string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Bench results\n\n")
-	fmt.Fprintf(&b, "Run of %s: %d documents per measured collection (loaded in %s), steps of %s at concurrency %s.  \n",
-		r.Started.UTC().Format(time.RFC3339), r.N, r.Load.Round(time.Millisecond), r.Duration, joinInts(r.Concurrency))
+	fmt.Fprintf(&b, "Run of %s: %d documents per measured collection (loaded in %s)", r.Started.UTC().Format(time.RFC3339), r.N,
+		r.Load.Round(time.Millisecond))
+	if len(r.Scenarios) > 0 {
+		fmt.Fprintf(&b, ", steps of %s at concurrency %s", r.Duration, joinInts(r.Concurrency))
+	}
+	b.WriteString(".  \n")
 	fmt.Fprintf(&b, "Database: %s. Placement: %s.\n\n", r.Database, r.Placement)
-	r.ratios(&b)
+	if len(r.Scenarios) > 0 {
+		r.ratios(&b)
+	}
+	r.journal(&b)
 	for _, s := range r.Scenarios {
 		s.table(&b)
 		s.cpuTable(&b, r.IdleCPU)
@@ -44,6 +53,90 @@ func (r Results) ratios(b *strings.Builder) {
 		}
 	}
 	b.WriteString("\n")
+}
+
+// journal shows the journal entry cost: the two ratios against their targets, then every
+// measured time.
+func (r Results) journal(b *strings.Builder) {
+	if r.Journal == nil {
+		return
+	}
+	j := *r.Journal
+	n := thousands(j.Legs)
+	b.WriteString("## Journal entry cost (DESIGN.md §9)\n\n")
+	fmt.Fprintf(b, "PAY_IN's hold as interchange sends it (each payer's share debited, the settlement's clearing account credited "+
+		"with the total, one entry), recorded one at a time through trading's ledger handler and store in the bench's process, on "+
+		"a database of its own (`%s`) on the same server, with the services stopped. The baseline reads each wallet's account by "+
+		"`_id` and writes it back with one version-guarded `UpdateOne({_id, ledgerVersion: v})`, one wallet after another, before "+
+		"each PAY_IN on the same wallets. Ratios of the medians:\n\n", journalcost.Database)
+	b.WriteString("| ratio | value | median times (runs) | target | |\n|---|--:|---|---|---|\n")
+	for _, q := range JournalRatios(j) {
+		if q.OverRuns == 0 || q.UnderRuns == 0 {
+			fmt.Fprintf(b, "| %s | – | not measured | ≤ %.1f | – |\n", q.Name, q.Target)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %.2f | %s (%d) / %s (%d) | ≤ %.1f | %s |\n", q.Name, q.Value(), dur(q.Over), q.OverRuns,
+			dur(q.Under), q.UnderRuns, q.Target, q.Verdict())
+	}
+	b.WriteString("\n| measurement | runs | median | min | max | database commands of one run |\n|---|--:|--:|--:|--:|---|\n")
+	for _, m := range []struct {
+		name string
+		m    journalcost.Measurement
+	}{
+		{"PAY_IN 1 leg (one wallet leg + the clearing credit)", j.OneLeg},
+		{fmt.Sprintf("PAY_IN %s legs on one wallet (+ the clearing credit)", n), j.OneWallet},
+		{fmt.Sprintf("PAY_IN %s legs on %s wallets (+ the clearing credit)", n, n), j.Wallets},
+		{fmt.Sprintf("%s single account updates (read by _id + guarded update, each)", n), j.Updates},
+		{"– of them, the guarded updates alone", journalcost.Measurement{Runs: j.UpdateWrites}},
+		{fmt.Sprintf("funding: one entry of %s credits from world:deposits (setup)", n), j.Funding},
+	} {
+		if len(m.m.Runs) == 0 {
+			continue
+		}
+		cmds := "–"
+		if len(m.m.Commands) > 0 {
+			cmds = m.m.Commands.String()
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", m.name, len(m.m.Runs), dur(m.m.Median()), dur(slices.Min(m.m.Runs)),
+			dur(slices.Max(m.m.Runs)), cmds)
+	}
+	if r.JournalErr != "" {
+		fmt.Fprintf(b, "\n⚠ the scenario stopped: %s\n", r.JournalErr)
+	}
+	b.WriteString("\n")
+	journalCommands(b, n, j.Wallets, j.Updates)
+}
+
+// journalCommands shows where one run of the PAY_IN on N wallets and of the baseline spent
+// its time, by database command.
+func journalCommands(b *strings.Builder, n string, wallets, updates journalcost.Measurement) {
+	if len(wallets.Commands) == 0 || len(updates.Commands) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Where the last run of each spent its time, by database command and collection (count, and the round trips' "+
+		"total as the driver timed them; the rest is the bench process's own work):\n\n| command | PAY_IN on %s wallets | %s single account updates |\n|---|--:|--:|\n", n, n)
+	keys := wallets.Commands.Keys()
+	for _, k := range updates.Commands.Keys() {
+		if _, ok := wallets.Commands[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	cell := func(c journalcost.Command) string {
+		if c.N == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%s · %s", thousands(c.N), dur(c.Time))
+	}
+	var sums [2]journalcost.Command
+	for _, k := range keys {
+		w, u := wallets.Commands[k], updates.Commands[k]
+		fmt.Fprintf(b, "| %s | %s | %s |\n", k, cell(w), cell(u))
+		sums[0] = journalcost.Command{N: sums[0].N + w.N, Time: sums[0].Time + w.Time}
+		sums[1] = journalcost.Command{N: sums[1].N + u.N, Time: sums[1].Time + u.Time}
+	}
+	last := func(m journalcost.Measurement) time.Duration { return m.Runs[len(m.Runs)-1] }
+	fmt.Fprintf(b, "| all commands | %s | %s |\n| the rest | %s | %s |\n\n", cell(sums[0]), cell(sums[1]),
+		dur(last(wallets)-sums[0].Time), dur(last(updates)-sums[1].Time))
 }
 
 func (s Scenario) table(b *strings.Builder) {
@@ -136,6 +229,9 @@ func (r Results) inProcess(b *strings.Builder) {
 }
 
 func (r Results) procs(b *strings.Builder) {
+	if len(r.Procs) == 0 {
+		return
+	}
 	b.WriteString("## Processes\n\n")
 	b.WriteString("| process | start-up to ready | idle RSS | peak RSS (end of run) | targets (services) |\n|---|--:|--:|--:|---|\n")
 	for _, p := range r.Procs {
@@ -226,6 +322,26 @@ func ms(d time.Duration) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// dur prints a duration in ms below a second, in s above.
+func dur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// thousands prints n with a comma between thousands (1,000).
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

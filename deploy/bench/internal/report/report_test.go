@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zcustody/suite/deploy/bench/internal/journalcost"
 	"github.com/zcustody/suite/deploy/bench/internal/measure"
 	"github.com/zcustody/suite/deploy/bench/internal/report"
 	"github.com/zcustody/suite/deploy/bench/internal/scenario"
@@ -86,6 +87,58 @@ func TestPlotsRender(t *testing.T) {
 	for _, name := range []string{"latency.png", "overload.png"} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() < 1000 {
 			t.Errorf("%s: %v, %v; want a PNG", name, fi, err)
+		}
+	}
+}
+
+func TestJournalSectionNamesTargets(t *testing.T) {
+	t.Parallel()
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	runs := func(d ...time.Duration) journalcost.Measurement { return journalcost.Measurement{Runs: d} }
+	j := journalcost.Result{Legs: 1000, Funding: runs(70 * time.Second),
+		OneLeg: runs(ms(100), ms(120), ms(80)), OneWallet: runs(ms(150), ms(900), ms(190)),
+		Wallets: journalcost.Measurement{Runs: []time.Duration{65 * time.Second}, Commands: journalcost.Commands{
+			"update wallets": {N: 1000, Time: 40 * time.Second}, "find wallets": {N: 1003, Time: 20 * time.Second}, "update journal_entries": {N: 2, Time: ms(30)}}},
+		Updates: journalcost.Measurement{Runs: []time.Duration{50 * time.Second}, Commands: journalcost.Commands{
+			"update wallets": {N: 1000, Time: 45 * time.Second}, "find wallets": {N: 1000, Time: 4 * time.Second}}},
+		UpdateWrites: []time.Duration{45 * time.Second}}
+	q := report.JournalRatios(j)
+	if got := q[0].Value(); got != 1.9 || !q[0].Met() {
+		t.Errorf("one wallet / one leg = %v (met %v), want 190/100 met (the medians)", got, q[0].Met())
+	}
+	if got := q[1].Value(); got != 1.3 || q[1].Met() {
+		t.Errorf("wallets / updates = %v (met %v), want 1.3 not met", got, q[1].Met())
+	}
+	var b strings.Builder
+	if err := (report.Results{N: 1000, Journal: &j}).Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| PAY_IN 1,000 legs on one wallet / PAY_IN 1 leg | 1.90 | 190.0 ms (3) / 100.0 ms (3) | ≤ 2.0 | met |",
+		"| PAY_IN on 1,000 wallets / 1,000 single account updates | 1.30 | 65.0 s (1) / 50.0 s (1) | ≤ 1.2 | **not met** |",
+		"| – of them, the guarded updates alone | 1 | 45.0 s |", "| 65.0 s | find 1003, update 1002 |",
+		"| update wallets | 1,000 · 40.0 s | 1,000 · 45.0 s |", "| update journal_entries | 2 · 30.0 ms | – |",
+		"| all commands | 2,005 · 60.0 s | 2,000 · 49.0 s |", "| find wallets | 1,003 · 20.0 s | 1,000 · 4.00 s |", "| the rest | 4.97 s | 1.00 s |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "## Processes") || strings.Contains(b.String(), "best throughput") {
+		t.Errorf("a journal-only run shows empty sections:\n%s", b.String())
+	}
+}
+
+func TestJournalCutShortSaysSo(t *testing.T) {
+	t.Parallel()
+	j := journalcost.Result{Legs: 10, OneLeg: journalcost.Measurement{Runs: []time.Duration{time.Second}},
+		OneWallet: journalcost.Measurement{Runs: []time.Duration{time.Second}}}
+	var b strings.Builder
+	if err := (report.Results{Journal: &j, JournalErr: "entry x: context deadline exceeded"}).Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| PAY_IN on 10 wallets / 10 single account updates | – | not measured | ≤ 1.2 | – |",
+		"⚠ the scenario stopped: entry x: context deadline exceeded", "| PAY_IN 10 legs on one wallet / PAY_IN 1 leg | 1.00 | 1.00 s (1) / 1.00 s (1) |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -2,9 +2,11 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/zcustody/suite/deploy/bench/internal/inproc"
+	"github.com/zcustody/suite/deploy/bench/internal/journalcost"
 	"github.com/zcustody/suite/deploy/bench/internal/measure"
 	"github.com/zcustody/suite/deploy/bench/internal/scenario"
 )
@@ -15,6 +17,13 @@ const (
 	TargetServiceOverRaw    = 0.80
 	TargetIdleRSS           = 30 << 20
 	TargetStartUp           = time.Second
+)
+
+// Targets of DESIGN.md §9 for a journal entry: at most this many times the time of the entry
+// or updates it is compared with.
+const (
+	TargetManyLegsOverOneLeg = 2.0
+	TargetWalletsOverUpdates = 1.2
 )
 
 // Results is everything one run measured.
@@ -33,6 +42,10 @@ type Results struct {
 	InProcess []inproc.Result
 	// IdleCPU is each process's CPU use while the suite idled (CPU seconds per second).
 	IdleCPU map[string]float64
+	// Journal is the journal entry cost scenario (nil when skipped); JournalErr why it stopped
+	// short, if it did (Journal then holds what was measured before).
+	Journal    *journalcost.Result
+	JournalErr string
 }
 
 // Proc is one process's start-up and memory.
@@ -139,4 +152,40 @@ func SuiteCPU(perRequest map[string]time.Duration, withDatabase bool) time.Durat
 		sum += d
 	}
 	return sum
+}
+
+// TimeRatio is one of the journal's ratios of median times against its target (a ceiling).
+type TimeRatio struct {
+	Name        string // "PAY_IN 1,000 legs on one wallet / PAY_IN 1 leg"
+	Over, Under time.Duration
+	// Runs are how many measured runs each median is over.
+	OverRuns, UnderRuns int
+	Target              float64
+}
+
+// Value is the ratio of the medians.
+func (r TimeRatio) Value() float64 {
+	if r.Under == 0 {
+		return 0
+	}
+	return float64(r.Over) / float64(r.Under)
+}
+
+// Met reports whether the ratio is within its target.
+func (r TimeRatio) Met() bool { return r.Under > 0 && r.Value() <= r.Target }
+
+// Verdict is "met" or "**not met**".
+func (r TimeRatio) Verdict() string { return verdict(r.Met()) }
+
+// JournalRatios are DESIGN.md §9's two: N legs on one wallet over one leg, and N wallets over
+// N single account updates, at the medians.
+func JournalRatios(j journalcost.Result) []TimeRatio {
+	n := thousands(j.Legs)
+	ratio := func(name string, over, under journalcost.Measurement, target float64) TimeRatio {
+		return TimeRatio{Name: name, Over: over.Median(), Under: under.Median(), OverRuns: len(over.Runs), UnderRuns: len(under.Runs), Target: target}
+	}
+	return []TimeRatio{
+		ratio(fmt.Sprintf("PAY_IN %s legs on one wallet / PAY_IN 1 leg", n), j.OneWallet, j.OneLeg, TargetManyLegsOverOneLeg),
+		ratio(fmt.Sprintf("PAY_IN on %s wallets / %s single account updates", n, n), j.Wallets, j.Updates, TargetWalletsOverUpdates),
+	}
 }

@@ -153,6 +153,23 @@ func (s *Suite) Stop() error {
 	return errors.Join(errs...)
 }
 
+// StopServices stops the services and the gateways, the last started first, and leaves the
+// database running (for what the bench measures in its own process afterwards, with nothing
+// else using the database: trading's journal recovery pass, for one, would otherwise resume
+// an entry that is still being applied after its grace of 30 s).
+func (s *Suite) StopServices() error {
+	var errs []error
+	for _, p := range s.extra {
+		errs = append(errs, p.stop(15*time.Second))
+	}
+	for i := len(s.Procs) - 1; i >= 0; i-- {
+		if s.Procs[i].Name != "ferretdb" {
+			errs = append(errs, s.Procs[i].stop(15*time.Second))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
