@@ -227,6 +227,11 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 		rows = append(rows, historyDoc{ID: historyID(h, m.Seq), Holder: h, Seq: m.Seq, Entry: e.ID, Code: e.Code,
 			BusinessKey: e.BusinessKey, At: m.At, Postings: m.Postings})
 	}
+	// The history rows go in before the entry is marked applied: a crash in between leaves it
+	// recorded, and the runner or the recovery pass that finishes it writes them again.
+	if err := j.insertHistory(ctx, rows); err != nil {
+		return err
+	}
 	done, err := j.setState(ctx, e.ID, StateRecorded, StateApplied, nil)
 	if err != nil {
 		return err
@@ -234,7 +239,7 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 	if !done {
 		return j.afterLostState(ctx, e)
 	}
-	return j.insertHistory(ctx, rows)
+	return nil
 }
 
 // afterLostState answers a runner whose entry changed state under it: applied by another
