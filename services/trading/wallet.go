@@ -36,10 +36,7 @@ type Balance struct {
 }
 
 // ZeroBalance is the balance of a new wallet in currency.
-func ZeroBalance(currency string) Balance {
-	return Balance{Currency: currency, Available: "0", Ledger: "0", PendingOut: "0", PendingIn: "0", FeeBuffer: "0",
-		SubClients: map[string]string{}}
-}
+func ZeroBalance(currency string) Balance { return BalanceOf(currency, "0", "0", "0", "0") }
 
 // Wallet is a trading wallet of a company at a trading venue.
 type Wallet struct {

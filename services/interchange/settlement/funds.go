@@ -13,9 +13,7 @@ import (
 // MovementSystem is interchange's identity towards trading's ledger API.
 const MovementSystem = "interchange"
 
-// Outcomes of a money step that are not errors.
 var (
-	errInsufficient = errors.New("insufficient funds")
 	// errLedger is a ledger answer that contradicts the settlement's own record (a hold
 	// posted that the settlement never posted, a clearing account short of what it holds):
 	// an internal error, never papered over.

@@ -93,16 +93,11 @@ func (w *Sweeper) settlements(ctx context.Context, cutoff time.Time) {
 }
 
 // warn logs a failed recovery, unless the sweep is stopping (the next start resumes it).
-// Trading's refusal for lack of funds names balances, which the log does not need.
 func (w *Sweeper) warn(ctx context.Context, msg string, err error, attrs ...any) {
 	if ctx.Err() != nil {
 		return
 	}
-	code, text := status.Code(err).String(), err.Error()
-	if errors.Is(err, errInsufficient) {
-		code, text = codes.FailedPrecondition.String(), errInsufficient.Error()
-	}
-	w.svc.deps.Logger.WarnContext(ctx, msg, append(attrs, "code", code, "error", text)...)
+	w.svc.deps.Logger.WarnContext(ctx, msg, append(attrs, "code", status.Code(err).String(), "error", err.Error())...)
 }
 
 // run runs one recovery with its own deadline.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -78,7 +79,8 @@ func (s *Store) checkOwners(ctx context.Context, refs []WalletRef) error {
 	for _, r := range refs {
 		ids = append(ids, r.WalletID)
 	}
-	owners, err := s.owners(ctx, ids)
+	slices.Sort(ids)
+	owners, err := s.owners(ctx, slices.Compact(ids)) // a settlement's legs often name one wallet many times
 	if err != nil {
 		return err
 	}
