@@ -38,6 +38,13 @@ func newFixture(t *testing.T) fixture {
 	if err := st.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// Every test that moves money here ends with its journal reconciled.
+	t.Cleanup(func() {
+		r, err := st.Journal().Reconcile(context.Background())
+		if err != nil || !r.Clean() {
+			t.Errorf("journal does not reconcile: %v %v", err, r.Violations)
+		}
+	})
 	return fixture{db: db, store: st, plugin: server.NewPlugin(st, plugin.NewLedger(db))}
 }
 
