@@ -53,28 +53,30 @@ func TestGRPCNeedsAPrincipal(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := compliancev1.NewComplianceServiceClient(complianceConn(t))
-	valid := token(t, "gateway", gatewayKey, time.Minute)
+	// Tokens are signed when a subtest runs, not when it is declared: parallel subtests may
+	// wait for a free slot longer than a token lives on a two-core machine.
+	valid := func(t *testing.T) string { return token(t, "gateway", gatewayKey, time.Minute) }
 	tests := []struct {
 		name   string
-		tokens []string
+		tokens func(t *testing.T) []string
 		want   codes.Code
 	}{
-		{"no principal", nil, codes.Unauthenticated},
-		{"not a token", []string{"hello"}, codes.Unauthenticated},
-		{"signed by a random key", []string{token(t, "gateway", randomKey, time.Minute)}, codes.Unauthenticated},
-		{"untrusted issuer", []string{token(t, "intruder", gatewayKey, time.Minute)}, codes.Unauthenticated},
-		{"expired", []string{token(t, "gateway", gatewayKey, -time.Minute)}, codes.Unauthenticated},
-		{"two tokens", []string{valid, valid}, codes.Unauthenticated},
+		{"no principal", func(*testing.T) []string { return nil }, codes.Unauthenticated},
+		{"not a token", func(*testing.T) []string { return []string{"hello"} }, codes.Unauthenticated},
+		{"signed by a random key", func(t *testing.T) []string { return []string{token(t, "gateway", randomKey, time.Minute)} }, codes.Unauthenticated},
+		{"untrusted issuer", func(t *testing.T) []string { return []string{token(t, "intruder", gatewayKey, time.Minute)} }, codes.Unauthenticated},
+		{"expired", func(t *testing.T) []string { return []string{token(t, "gateway", gatewayKey, -time.Minute)} }, codes.Unauthenticated},
+		{"two tokens", func(t *testing.T) []string { v := valid(t); return []string{v, v} }, codes.Unauthenticated},
 		// Control: the gateway's own token gets past authentication to the handler, which
 		// answers that the VASP does not exist.
-		{"gateway token", []string{valid}, codes.NotFound},
+		{"gateway token", func(t *testing.T) []string { return []string{valid(t)} }, codes.NotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			for _, tok := range tt.tokens {
+			for _, tok := range tt.tokens(t) {
 				ctx = metadata.AppendToOutgoingContext(ctx, principal.MetadataKey, tok)
 			}
 			_, err := client.SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: "VASP-997", Valid: "false"})
