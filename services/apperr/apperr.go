@@ -101,6 +101,28 @@ func Conflict(code, format string, args ...any) *Error {
 	return &Error{Status: codes.Aborted, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// ForbiddenField is a 403 ER-403 that names the field whose value the caller may not send.
+func ForbiddenField(field, format string, args ...any) *Error {
+	return &Error{Status: codes.PermissionDenied, Code: CodeForbidden, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Precondition is a 409 for a request the entity's current state does not allow (an
+// illegal transition, a deactivated entity), with the given ER code.
+func Precondition(code, field, format string, args ...any) *Error {
+	return &Error{Status: codes.FailedPrecondition, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Exists is a 409 ER-104: the field's id is already taken by something else.
+func Exists(field, format string, args ...any) *Error {
+	return &Error{Status: codes.AlreadyExists, Code: CodeExists, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// LostRace reports whether err is a Conflict: another caller changed or holds the entity.
+func LostRace(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == codes.Aborted
+}
+
 // Unauthenticated is a 401.
 func Unauthenticated(format string, args ...any) *Error {
 	return &Error{Status: codes.Unauthenticated, Code: CodeUnauthorized, Message: fmt.Sprintf(format, args...)}

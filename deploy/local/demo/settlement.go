@@ -7,7 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/interchange/settlement"
+	interchangestore "github.com/zcustody/suite/services/interchange/store"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/trading"
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )
@@ -30,13 +31,13 @@ func VenueWallets() []trading.Wallet {
 
 // Withdrawals returns the demo withdrawals awaiting confirmation (endpoint 11), out of the
 // demo trading wallets: two of ZTEST's, one of ZACME's.
-func Withdrawals() []settlement.Withdrawal {
+func Withdrawals() []withdrawal.Withdrawal {
 	created := time.Date(2026, 1, 20, 14, 0, 0, 0, time.UTC)
-	w := func(id, company, wallet, currency, amount, to string) settlement.Withdrawal {
-		return settlement.Withdrawal{TransferID: id, CompanyID: company, WalletID: wallet, Currency: currency, Amount: amount,
-			DestinationAddress: to, Status: settlement.WithdrawalPending, Version: 1, CreatedAt: created, UpdatedAt: created}
+	w := func(id, company, wallet, currency, amount, to string) withdrawal.Withdrawal {
+		return withdrawal.Withdrawal{TransferID: id, CompanyID: company, WalletID: wallet, Currency: currency, Amount: amount,
+			DestinationAddress: to, Status: withdrawal.StatusPending, Version: 1, CreatedAt: created, UpdatedAt: created}
 	}
-	return []settlement.Withdrawal{
+	return []withdrawal.Withdrawal{
 		w("ZTEST-WD-DEMO0001", CompanyZTEST, "ZTEST-TW-DEMO000001", "BTC", "0.1", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
 		w("ZTEST-WD-DEMO0002", CompanyZTEST, "ZTEST-TW-DEMO000002", "ETH", "1.5", "0x52908400098527886E0F7030069857D2E4169EE7"),
 		w("ZACME-WD-DEMO0001", CompanyZACME, "ZACME-TW-DEMO000001", "BTC", "0.05", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
@@ -57,7 +58,7 @@ func loadSettlement(ctx context.Context, client *mongo.Client) error {
 		}
 	}
 	for _, w := range Withdrawals() {
-		if err := settlement.PutWithdrawal(ctx, client.Database("interchange"), w); err != nil {
+		if err := interchangestore.PutWithdrawal(ctx, client.Database("interchange"), w); err != nil {
 			return fmt.Errorf("demo withdrawal: %w", err)
 		}
 	}

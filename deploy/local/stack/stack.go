@@ -80,6 +80,9 @@ type Stack struct {
 
 // proc is one running service.
 type proc struct {
+	// metrics is the service's metrics address, kept for a restart: picking a new free port
+	// then could hand out the service's own gRPC port, freed by the stop a moment before.
+	metrics string
 	cancel  context.CancelFunc
 	done    chan struct{}
 	err     error // what Run returned, once done is closed
@@ -175,7 +178,7 @@ func (s *Stack) launch(name string, again bool) error {
 	if !ok {
 		return fmt.Errorf("no service %q", name)
 	}
-	metricsAddr, err := freeAddr()
+	metricsAddr, err := s.metricsAddr(name, again)
 	if err != nil {
 		return err
 	}
@@ -193,7 +196,7 @@ func (s *Stack) launch(name string, again bool) error {
 	}
 	svcLogger := s.opts.Logger.With("service", name)
 	ctx, cancel := context.WithCancel(s.runCtx)
-	p := &proc{cancel: cancel, done: make(chan struct{}), again: again}
+	p := &proc{metrics: metricsAddr, cancel: cancel, done: make(chan struct{}), again: again}
 	s.mu.Lock()
 	s.procs[name] = p
 	s.mu.Unlock()
@@ -210,6 +213,18 @@ func (s *Stack) launch(name string, again bool) error {
 		return nil
 	})
 	return nil
+}
+
+// metricsAddr is the metrics address of service name: the one it had before on a restart,
+// a free one otherwise.
+func (s *Stack) metricsAddr(name string, again bool) (string, error) {
+	s.mu.Lock()
+	p, ok := s.procs[name]
+	s.mu.Unlock()
+	if again && ok {
+		return p.metrics, nil
+	}
+	return freeAddr()
 }
 
 // StopService stops one service as its process would stop on SIGTERM: health turns

@@ -106,20 +106,20 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	settlements, err := settlement.Setup(ctx, settlement.Deps{DB: deps.DB, Trading: tradingv1.NewTradingLedgerServiceClient(tradingConn),
+	parts, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
 		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
-		MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross})
+		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses})
 	if err != nil {
 		return err
 	}
-	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, server.New(addresses, settlements))
-	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, settlements.Engine())
+	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, parts.Server)
+	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, parts.Server.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, addresses.Plugin())
 	// The sweeper stops with the server, also when the server ends on an error.
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, settlements.Sweeper(cfg.RecoveryGrace).Once) })
+	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, parts.Sweeper(cfg.RecoveryGrace)) })
 	return deps.Run(ctx)
 }

@@ -1,11 +1,17 @@
-// Package server is the interchange service's gRPC edge: it serves InterchangeService by
-// handing each method to the side that owns it.
+// Package server is the interchange service's gRPC edge: InterchangeService (settlements,
+// withdrawal decisions, and the address side's reads) and the internal SettlementEngineService.
+// It turns protos into the aggregates of packages settlement and withdrawal and back; the
+// work is theirs.
 package server
 
 import (
 	"context"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/principal"
 )
 
 // Addresses is the address side (package whitelist).
@@ -14,54 +20,39 @@ type Addresses interface {
 	ListWhitelistedAddresses(context.Context, *interchangev1.ListWhitelistedAddressesRequest) (*interchangev1.ListWhitelistedAddressesResponse, error)
 }
 
-// Settlements is the settlement side (package settlement).
-type Settlements interface {
-	CreateSettlement(context.Context, *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error)
-	GetSettlementStatus(context.Context, *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error)
-	SearchSettlements(context.Context, *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error)
-	ConfirmWithdrawal(context.Context, *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error)
+// Deps is what the server hands its work to.
+type Deps struct {
+	Addresses   Addresses
+	Settlements *settlement.Service
+	Withdrawals *withdrawal.Service
+	// Wallets reads trading wallets for the settlement checks, as the instructing company.
+	Wallets tradingv1.TradingServiceClient
+	// Signer signs interchange's principal when it reads trading for a company.
+	Signer *principal.Signer
+	// Rules bound every instruction (whether payables are allowed depends on the caller).
+	Rules settlement.Rules
 }
 
 // Server implements interchangev1.InterchangeServiceServer.
 type Server struct {
 	interchangev1.UnimplementedInterchangeServiceServer
-	addresses   Addresses
-	settlements Settlements
+	deps Deps
 }
 
 var _ interchangev1.InterchangeServiceServer = (*Server)(nil)
 
 // New returns the server.
-func New(addresses Addresses, settlements Settlements) *Server {
-	return &Server{addresses: addresses, settlements: settlements}
-}
+func New(deps Deps) *Server { return &Server{deps: deps} }
 
-// CreateSettlement serves endpoint 3.
-func (s *Server) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
-	return s.settlements.CreateSettlement(ctx, req)
-}
-
-// GetSettlementStatus serves the settlement status extension.
-func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error) {
-	return s.settlements.GetSettlementStatus(ctx, req)
-}
-
-// SearchSettlements serves the settlement search extension.
-func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
-	return s.settlements.SearchSettlements(ctx, req)
-}
-
-// ConfirmWithdrawal serves endpoint 11.
-func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
-	return s.settlements.ConfirmWithdrawal(ctx, req)
-}
+// Engine returns the internal settlement engine API over the same work.
+func (s *Server) Engine() *Engine { return &Engine{srv: s} }
 
 // ListSettlementWalletAddresses serves endpoint 8.
 func (s *Server) ListSettlementWalletAddresses(ctx context.Context, req *interchangev1.ListSettlementWalletAddressesRequest) (*interchangev1.ListSettlementWalletAddressesResponse, error) {
-	return s.addresses.ListSettlementWalletAddresses(ctx, req)
+	return s.deps.Addresses.ListSettlementWalletAddresses(ctx, req)
 }
 
 // ListWhitelistedAddresses serves endpoint 9.
 func (s *Server) ListWhitelistedAddresses(ctx context.Context, req *interchangev1.ListWhitelistedAddressesRequest) (*interchangev1.ListWhitelistedAddressesResponse, error) {
-	return s.addresses.ListWhitelistedAddresses(ctx, req)
+	return s.deps.Addresses.ListWhitelistedAddresses(ctx, req)
 }

@@ -3,33 +3,27 @@ package settlement
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/ids"
 )
 
-// MaxReasonLength bounds a transition's or a decline's reason.
-const MaxReasonLength = 512
-
 // illegal is the 409 of a transition the state machine does not allow.
 func illegal(format string, args ...any) error {
-	return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeConflict, Message: fmt.Sprintf(format, args...)}
+	return apperr.Precondition(apperr.CodeConflict, "", format, args...)
 }
 
-// advance moves a settlement to status to, in three single-document steps that are safe to
+// Advance moves a settlement to status to, in three single-document steps that are safe to
 // repeat: claim (one conditional update records the transition as pending, with a lease, so
 // of racing calls exactly one wins), movements (idempotent by id), finish (one conditional
 // update sets the resulting status). A call that fails after its claim drops the lease; the
 // same transition asked again, or the recovery sweeper once the lease has run out, resumes
 // where it stopped.
-func (s *Service) advance(ctx context.Context, trackingID, to, reason string) (Settlement, error) {
-	cur, err := s.store.settlementByTracking(ctx, trackingID)
+func (s *Service) Advance(ctx context.Context, trackingID, to, reason string) (Settlement, error) {
+	cur, err := s.store.SettlementByTracking(ctx, trackingID)
 	if errors.Is(err, apperr.ErrNotFound) {
 		return Settlement{}, apperr.NotFound("settlementTrackingId", trackingID)
 	}
@@ -52,7 +46,7 @@ func (s *Service) carry(ctx context.Context, cur Settlement, to, reason string) 
 		return Settlement{}, nil, err
 	}
 	work, stop := s.keepLease(ctx, claimed)
-	out, err := s.execute(work, claimed)
+	out, refusal, err := s.execute(work, claimed)
 	if lost := stop(); lost {
 		return Settlement{}, nil, apperr.Conflict(apperr.CodeConflict, "settlement %s was taken over while moving to %s; read its status", cur.TrackingID, to)
 	}
@@ -60,25 +54,25 @@ func (s *Service) carry(ctx context.Context, cur Settlement, to, reason string) 
 		s.dropLease(ctx, claimed)
 		return Settlement{}, nil, err
 	}
-	done, err = s.store.finish(ctx, claimed, out)
+	done, err = s.store.Finish(ctx, claimed, out)
 	if errors.Is(err, apperr.ErrConflict) {
 		return Settlement{}, nil, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", cur.TrackingID)
 	}
 	if err != nil {
 		return Settlement{}, nil, err
 	}
-	return done, out.refusal, nil
+	return done, refusal, nil
 }
 
 // claim records the transition as pending under a fresh token, or takes over a pending one
 // whose lease ran out.
 func (s *Service) claim(ctx context.Context, cur Settlement, to, reason string) (Settlement, error) {
-	lease := s.deps.Now().Add(s.deps.Lease).UTC()
+	lease := s.now().Add(s.lease).UTC()
 	if p := cur.Pending; p != nil {
 		if p.To != to {
 			return Settlement{}, illegal("settlement %s is moving to %s: advance it to %s to resume", cur.TrackingID, p.To, p.To)
 		}
-		if s.deps.Now().Before(p.LeaseUntil) {
+		if s.now().Before(p.LeaseUntil) {
 			return Settlement{}, apperr.Conflict(apperr.CodeConflict, "settlement %s is moving to %s already", cur.TrackingID, to)
 		}
 		next := *p
@@ -92,21 +86,20 @@ func (s *Service) claim(ctx context.Context, cur Settlement, to, reason string) 
 }
 
 func (s *Service) claimed(ctx context.Context, cur Settlement, p Pending) (Settlement, error) {
-	out, err := s.store.claim(ctx, cur, p)
+	out, err := s.store.Claim(ctx, cur, p)
 	if errors.Is(err, apperr.ErrConflict) {
 		return Settlement{}, apperr.Conflict(apperr.CodeConflict, "settlement %s was changed concurrently; read its status", cur.TrackingID)
 	}
 	return out, err
 }
 
-// outcome is how a transition ends: the status it leaves, the reason recorded, the PAY_IN
-// bookkeeping, and a refusal to answer (the status kept).
-type outcome struct {
-	status, reason string
-	payInAttempt   int
-	payInHold      string
-	reverseAttempt int
-	refusal        error
+// Outcome is how a transition ends: the status it leaves, the reason recorded, and the
+// PAY_IN and reversal bookkeeping.
+type Outcome struct {
+	Status, Reason string
+	PayInAttempt   int
+	PayInHold      string
+	ReverseAttempt int
 }
 
 // execute moves the funds of the claimed transition (DESIGN.md §8):
@@ -115,34 +108,34 @@ type outcome struct {
 //   - PAY_OUT posts that hold and pays every payee out of the clearing account;
 //   - FAILED releases the hold, or, once paid out, reverses the payments by a new entry
 //     (refused, the settlement staying PAY_OUT, when a payee no longer holds its share).
-func (s *Service) execute(ctx context.Context, c Settlement) (outcome, error) {
+func (s *Service) execute(ctx context.Context, c Settlement) (out Outcome, refusal, err error) {
 	p := c.Pending
-	out := outcome{status: p.To, reason: p.Reason, payInAttempt: max(c.PayInAttempt, 1), payInHold: c.PayInHold,
-		reverseAttempt: max(c.ReverseAttempt, 1)}
+	out = Outcome{Status: p.To, Reason: p.Reason, PayInAttempt: max(c.PayInAttempt, 1), PayInHold: c.PayInHold,
+		ReverseAttempt: max(c.ReverseAttempt, 1)}
 	switch {
 	case p.To == StatusPayIn:
-		held, err := s.funds.holdPayIn(ctx, c)
+		held, err := s.funds.HoldPayIn(ctx, c)
 		if err != nil || held {
-			if len(c.ofRole(RolePayer)) > 0 {
-				out.payInHold = payInID(c)
+			if len(c.OfRole(RolePayer)) > 0 {
+				out.PayInHold = PayInID(c)
 			}
-			return out, err
+			return out, nil, err
 		}
-		out.status, out.reason, out.payInAttempt = StatusAwaitingFunds, "insufficient funds in a payer's wallet", out.payInAttempt+1
+		out.Status, out.Reason, out.PayInAttempt = StatusAwaitingFunds, "insufficient funds in a payer's wallet", out.PayInAttempt+1
 	case p.To == StatusPayOut:
-		return out, s.funds.payOut(ctx, c)
+		return out, nil, s.funds.PayOut(ctx, c)
 	case p.To == StatusFailed && c.Status == StatusPayOut:
-		reversed, err := s.funds.reverse(ctx, c)
+		reversed, err := s.funds.Reverse(ctx, c)
 		if err != nil || reversed {
-			return out, err
+			return out, nil, err
 		}
 		why := "the payments cannot be reversed: a payee no longer holds its share"
-		out.status, out.reason, out.reverseAttempt = c.Status, why, out.reverseAttempt+1
-		out.refusal = illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status)
+		out.Status, out.Reason, out.ReverseAttempt = c.Status, why, out.ReverseAttempt+1
+		return out, illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status), nil
 	case p.To == StatusFailed:
-		return out, s.funds.release(ctx, c)
+		return out, nil, s.funds.Release(ctx, c)
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // keepLease renews the claim's lease every third of it while the transition works, so a
@@ -155,7 +148,7 @@ func (s *Service) keepLease(ctx context.Context, c Settlement) (context.Context,
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(max(s.deps.Lease/3, 10*time.Millisecond))
+		t := time.NewTicker(max(s.lease/3, 10*time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
@@ -163,7 +156,7 @@ func (s *Service) keepLease(ctx context.Context, c Settlement) (context.Context,
 				return
 			case <-t.C:
 			}
-			ok, err := s.store.renew(work, c, s.deps.Now().Add(s.deps.Lease).UTC())
+			ok, err := s.store.Renew(work, c, s.now().Add(s.lease).UTC())
 			if err == nil && !ok {
 				lost.Store(true)
 				cancel()
@@ -181,7 +174,7 @@ func (s *Service) keepLease(ctx context.Context, c Settlement) (context.Context,
 
 // dropLease lets a retry resume a transition whose call failed, at once.
 func (s *Service) dropLease(ctx context.Context, c Settlement) {
-	if _, err := s.store.renew(context.WithoutCancel(ctx), c, s.deps.Now().UTC()); err != nil {
-		s.deps.Logger.WarnContext(ctx, "drop settlement lease", "tracking_id", c.TrackingID, "error", err.Error())
+	if _, err := s.store.Renew(context.WithoutCancel(ctx), c, s.now().UTC()); err != nil {
+		s.log.WarnContext(ctx, "drop settlement lease", "tracking_id", c.TrackingID, "error", err.Error())
 	}
 }

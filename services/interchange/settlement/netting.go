@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
 )
@@ -40,31 +39,9 @@ type Share struct {
 	Amount    string // positive canonical decimal
 }
 
-// parseNets validates netSettlements: a supported currency on its ledger, once each, and a
-// signed canonical amount no finer than its base unit.
-func parseNets(in []*interchangev1.NetSettlement) ([]Net, error) {
-	out := make([]Net, 0, len(in))
-	seen := map[string]int{}
-	for i, n := range in {
-		field := func(name string) string { return fmt.Sprintf("netSettlements[%d].%s", i, name) }
-		cur, err := currencyOn(field, n.GetCurrency(), n.GetLedger())
-		if err != nil {
-			return nil, err
-		}
-		if j, dup := seen[cur.Code]; dup {
-			return nil, apperr.Invalid(apperr.CodeFormat, field("currency"), "%s %s is netted twice (see netSettlements[%d])", field("currency"), cur.Code, j)
-		}
-		seen[cur.Code] = i
-		if _, err := parseAmount(field("amount"), n.GetAmount(), cur.Decimals, true); err != nil {
-			return nil, err
-		}
-		out = append(out, Net{Currency: cur.Code, Ledger: cur.Ledger, Amount: n.GetAmount()})
-	}
-	return out, nil
-}
-
-// shares derives who pays and who is paid, after checking each net against its legs.
-func shares(companyID, venueID string, legs []Leg, nets []Net) ([]Share, error) {
+// Shares derives who pays and who is paid, after checking each net against its legs (a
+// net that is not their sum is a 400 naming the net's field).
+func Shares(companyID, venueID string, legs []Leg, nets []Net) ([]Share, error) {
 	netted := map[string]amount.Amount{}
 	for i, n := range nets {
 		sum, err := netSum(i, n, legs)
@@ -185,8 +162,8 @@ func venueOf(venueID, wallet string) (string, bool) {
 	return "", false
 }
 
-// ofRole returns the settlement's shares of one role.
-func (s Settlement) ofRole(role string) []Share {
+// OfRole returns the settlement's shares of one role.
+func (s Settlement) OfRole(role string) []Share {
 	var out []Share
 	for _, sh := range s.Shares {
 		if sh.Role == role {

@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	interchangestore "github.com/zcustody/suite/services/interchange/store"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 )
 
 // grace is the recovery grace of the tests' sweepers.
@@ -71,7 +73,7 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-			f.withdraw(t, withdrawal("WD-CUT", "0.4"))
+			f.withdraw(t, withdrawalReq("WD-CUT", "0.4"))
 			want := codes.OK
 			if tt.failing != "" {
 				f.ledger.setFail(failOnce("wd:WD-CUT:hold:1"+map[string]string{"hold": "", "post": ":post", "void": ":void"}[tt.failing], tradingDown))
@@ -83,7 +85,7 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 			if got := f.ledger.get(t, btcWallet, "BTC"); got != tt.stuck {
 				t.Fatalf("client BTC after the cut = %v, want %v", got, tt.stuck)
 			}
-			sent, sweeper := f.record(), f.svc.Sweeper(grace)
+			sent, sweeper := f.record(), f.sweeper(grace)
 			f.clock.advance(grace - time.Second)
 			sweeper.Once(context.Background())
 			if got, ids := f.ledger.get(t, btcWallet, "BTC"), sent.take(); got != tt.stuck || len(ids) > 0 {
@@ -151,7 +153,7 @@ func TestSweeperResumesSettlement(t *testing.T) {
 	if _, err := f.advance(id, settlement.StatusFailed); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("another transition while the pay-in is pending = %v, want FailedPrecondition", err)
 	}
-	sent, sweeper := f.record(), f.svc.Sweeper(grace)
+	sent, sweeper := f.record(), f.sweeper(grace)
 	f.clock.advance(grace - time.Second)
 	sweeper.Once(context.Background())
 	if ids := sent.take(); len(ids) > 0 || f.settlementStatus(t, "SWEEP-1") != settlement.StatusInitiated {
@@ -187,8 +189,8 @@ func TestRacingSweepers(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, stuckPayIn(t, f, fmt.Sprintf("SWEEP-RACE-%d", i)))
 	}
-	f.withdraw(t, withdrawal("WD-ACC", "0.4"))
-	f.withdraw(t, withdrawal("WD-DEC", "0.5"))
+	f.withdraw(t, withdrawalReq("WD-ACC", "0.4"))
+	f.withdraw(t, withdrawalReq("WD-DEC", "0.5"))
 	f.ledger.setFail(failOnce("wd:WD-ACC:hold:1:post", tradingDown))
 	if err := confirm(f, f.companyCtx(ztest), "WD-ACC", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
 		t.Fatalf("accept with trading down: %v", err)
@@ -201,7 +203,7 @@ func TestRacingSweepers(t *testing.T) {
 	f.clock.advance(grace + time.Second)
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() { f.svc.Sweeper(grace).Once(context.Background()) })
+		wg.Go(func() { f.sweeper(grace).Once(context.Background()) })
 	}
 	wg.Wait()
 	f.wantBalances(t, "after racing sweeps, three pay-ins and a withdrawal of 0.4", map[string][3]string{
@@ -233,11 +235,11 @@ func TestStaleSweepLosesItsClaim(t *testing.T) {
 	var once sync.Once
 	f.ledger.setFail(func(id string) error {
 		if id == "stl:"+first+":payin:1" { // the stale sweeper resumes first, then second
-			once.Do(func() { f.svc.Sweeper(grace).Once(context.Background()) }) // another replica finishes second
+			once.Do(func() { f.sweeper(grace).Once(context.Background()) }) // another replica finishes second
 		}
 		return nil
 	})
-	f.svc.Sweeper(grace).Once(context.Background())
+	f.sweeper(grace).Once(context.Background())
 	if lines := f.logs.matching(`"settlement resumed by another"`, second); len(lines) != 1 {
 		t.Errorf("lost claims on %s: %v, want the stale sweeper's one", second, lines)
 	}
@@ -260,15 +262,15 @@ func TestSweeperLeavesPutWithdrawals(t *testing.T) {
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	decided := f.clock.Now().Add(-time.Hour)
-	for i, st := range []string{settlement.WithdrawalAccepted, settlement.WithdrawalDeclined} {
-		w := settlement.Withdrawal{TransferID: fmt.Sprintf("WD-PUT-%d", i), CompanyID: ztest, WalletID: btcWallet, Currency: "BTC",
+	for i, st := range []string{withdrawal.StatusAccepted, withdrawal.StatusDeclined} {
+		w := withdrawal.Withdrawal{TransferID: fmt.Sprintf("WD-PUT-%d", i), CompanyID: ztest, WalletID: btcWallet, Currency: "BTC",
 			Amount: "0.4", DestinationAddress: btcAddress, Status: st, Version: 2, CreatedAt: decided, UpdatedAt: decided, DecidedAt: decided}
-		if err := settlement.PutWithdrawal(context.Background(), f.db, w); err != nil {
+		if err := interchangestore.PutWithdrawal(context.Background(), f.db, w); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sent := f.record()
-	f.svc.Sweeper(grace).Once(context.Background())
+	f.sweeper(grace).Once(context.Background())
 	if got, ids := f.ledger.get(t, btcWallet, "BTC"), sent.take(); got != [3]string{"1", "1", "0"} || len(ids) > 0 {
 		t.Errorf("after a sweep: client BTC %v, entries %v; want untouched", got, ids)
 	}

@@ -1,4 +1,4 @@
-package settlement
+package store
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 )
 
 type withdrawalDoc struct {
@@ -31,45 +32,45 @@ type withdrawalDoc struct {
 	CompletedAt time.Time `bson:"completedAt,omitempty"`
 }
 
-func (d withdrawalDoc) withdrawal() Withdrawal {
-	w := Withdrawal(d)
+func (d withdrawalDoc) withdrawal() withdrawal.Withdrawal {
+	w := withdrawal.Withdrawal(d)
 	w.CreatedAt, w.UpdatedAt, w.DecidedAt, w.CompletedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC(), d.DecidedAt.UTC(), d.CompletedAt.UTC()
 	return w
 }
 
-// insertWithdrawal stores w unless its transfer id is taken; it returns the withdrawal
+// InsertWithdrawal stores w unless its transfer id is taken; it returns the withdrawal
 // stored under the id.
-func (st store) insertWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+func (st *Store) InsertWithdrawal(ctx context.Context, w withdrawal.Withdrawal) (withdrawal.Withdrawal, error) {
 	col := st.db.Collection(colWithdrawals)
 	if _, err := col.InsertOne(ctx, withdrawalDoc(w)); err != nil && !mongo.IsDuplicateKeyError(err) {
-		return Withdrawal{}, fmt.Errorf("insert withdrawal %s: %w", w.TransferID, err)
+		return withdrawal.Withdrawal{}, fmt.Errorf("insert withdrawal %s: %w", w.TransferID, err)
 	}
 	var doc withdrawalDoc
 	if err := col.FindOne(ctx, bson.D{{Key: "_id", Value: w.TransferID}}).Decode(&doc); err != nil {
-		return Withdrawal{}, fmt.Errorf("read withdrawal %s: %w", w.TransferID, err)
+		return withdrawal.Withdrawal{}, fmt.Errorf("read withdrawal %s: %w", w.TransferID, err)
 	}
 	return doc.withdrawal(), nil
 }
 
-// withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also when it belongs
+// Withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also when it belongs
 // to another company).
-func (st store) withdrawal(ctx context.Context, companyID, transferID string) (Withdrawal, error) {
+func (st *Store) Withdrawal(ctx context.Context, companyID, transferID string) (withdrawal.Withdrawal, error) {
 	var doc withdrawalDoc
 	err := st.db.Collection(colWithdrawals).FindOne(ctx, bson.D{{Key: "_id", Value: transferID}, {Key: "companyId", Value: companyID}}).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Withdrawal{}, fmt.Errorf("withdrawal %s: %w", transferID, apperr.ErrNotFound)
+		return withdrawal.Withdrawal{}, fmt.Errorf("withdrawal %s: %w", transferID, apperr.ErrNotFound)
 	}
 	if err != nil {
-		return Withdrawal{}, fmt.Errorf("find withdrawal %s: %w", transferID, err)
+		return withdrawal.Withdrawal{}, fmt.Errorf("find withdrawal %s: %w", transferID, err)
 	}
 	return doc.withdrawal(), nil
 }
 
-// decide records the decision on a pending withdrawal, if it is unchanged since read; a
+// Decide records the decision on a pending withdrawal, if it is unchanged since read; a
 // changed one is apperr.ErrConflict.
-func (st store) decide(ctx context.Context, w Withdrawal, status, reason string) (Withdrawal, error) {
+func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, reason string) (withdrawal.Withdrawal, error) {
 	now := st.stamp()
-	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: WithdrawalPending}, {Key: "version", Value: w.Version}}
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "version", Value: w.Version}}
 	update := bson.D{
 		{Key: "$set", Value: bson.D{{Key: "status", Value: status}, {Key: "reason", Value: reason}, {Key: "decidedAt", Value: now}, {Key: "updatedAt", Value: now}}},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
@@ -77,19 +78,19 @@ func (st store) decide(ctx context.Context, w Withdrawal, status, reason string)
 	var doc withdrawalDoc
 	err := st.db.Collection(colWithdrawals).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, apperr.ErrConflict)
+		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, apperr.ErrConflict)
 	}
 	if err != nil {
-		return Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
+		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
 	}
 	return doc.withdrawal(), nil
 }
 
-// nextHoldAttempt moves a pending withdrawal from hold attempt n to n+1 (once: racing
+// NextHoldAttempt moves a pending withdrawal from hold attempt n to n+1 (once: racing
 // refused ACCEPTs of the same attempt move it once); a decided withdrawal keeps its attempt.
-func (st store) nextHoldAttempt(ctx context.Context, w Withdrawal) error {
-	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: WithdrawalPending}, {Key: "holdAttempt", Value: w.HoldAttempt}}
-	update := bson.D{{Key: "$set", Value: bson.D{{Key: "holdAttempt", Value: holdAttempt(w) + 1}, {Key: "updatedAt", Value: st.stamp()}}},
+func (st *Store) NextHoldAttempt(ctx context.Context, w withdrawal.Withdrawal) error {
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "holdAttempt", Value: w.HoldAttempt}}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "holdAttempt", Value: w.Attempt() + 1}, {Key: "updatedAt", Value: st.stamp()}}},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}
 	if _, err := st.db.Collection(colWithdrawals).UpdateOne(ctx, filter, update); err != nil {
 		return fmt.Errorf("next hold attempt of %s: %w", w.TransferID, err)
@@ -97,9 +98,9 @@ func (st store) nextHoldAttempt(ctx context.Context, w Withdrawal) error {
 	return nil
 }
 
-// completeWithdrawal records that the money step of decided withdrawal w is done; a
+// CompleteWithdrawal records that the money step of decided withdrawal w is done; a
 // withdrawal recorded done already keeps its first time.
-func (st store) completeWithdrawal(ctx context.Context, w Withdrawal) error {
+func (st *Store) CompleteWithdrawal(ctx context.Context, w withdrawal.Withdrawal) error {
 	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: w.Status}, {Key: "completedAt", Value: nil}}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "completedAt", Value: st.stamp()}}}}
 	if _, err := st.db.Collection(colWithdrawals).UpdateOne(ctx, filter, update); err != nil {
@@ -113,8 +114,8 @@ func (st store) completeWithdrawal(ctx context.Context, w Withdrawal) error {
 // kept, since its money moved (or not) once. A decided one is stored with its money step
 // done (at the time it is put, unless CompletedAt is set): no hold was ever made for it, so
 // there is nothing for the recovery sweeper to settle or release.
-func PutWithdrawal(ctx context.Context, db *mongo.Database, w Withdrawal) error {
-	if decisionOf(w.Status) != "" && w.CompletedAt.IsZero() {
+func PutWithdrawal(ctx context.Context, db *mongo.Database, w withdrawal.Withdrawal) error {
+	if withdrawal.DecisionOf(w.Status) != "" && w.CompletedAt.IsZero() {
 		w.CompletedAt = time.Now().UTC().Truncate(time.Millisecond)
 	}
 	_, err := db.Collection(colWithdrawals).InsertOne(ctx, withdrawalDoc(w))

@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"google.golang.org/grpc/status"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 )
 
 const btcAddress = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
 
-func withdrawal(id, amount string) *interchangev1.CreateWithdrawalRequest {
+func withdrawalReq(id, amount string) *interchangev1.CreateWithdrawalRequest {
 	return &interchangev1.CreateWithdrawalRequest{TransferId: id, CompanyId: ztest, WalletId: btcWallet, Currency: "BTC",
 		Amount: amount, DestinationAddress: btcAddress}
 }
@@ -23,7 +23,7 @@ func withdrawal(id, amount string) *interchangev1.CreateWithdrawalRequest {
 func (f fixture) withdraw(t *testing.T, req *interchangev1.CreateWithdrawalRequest) {
 	t.Helper()
 	resp, err := f.engine.CreateWithdrawal(engineCtx(), req)
-	if err != nil || resp.GetStatus() != settlement.WithdrawalPending || resp.GetTransferId() != req.GetTransferId() {
+	if err != nil || resp.GetStatus() != withdrawal.StatusPending || resp.GetTransferId() != req.GetTransferId() {
 		t.Fatalf("CreateWithdrawal = %v, %v; want %s pending", resp, err, req.GetTransferId())
 	}
 }
@@ -39,12 +39,12 @@ func confirm(f fixture, ctx context.Context, id, decision, reason string) error 
 func TestCreateWithdrawal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.withdraw(t, withdrawal("WD-1", "0.5"))
-	f.withdraw(t, withdrawal("WD-1", "0.5")) // the same again
-	_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawal("WD-1", "0.6"))
+	f.withdraw(t, withdrawalReq("WD-1", "0.5"))
+	f.withdraw(t, withdrawalReq("WD-1", "0.5")) // the same again
+	_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawalReq("WD-1", "0.6"))
 	wantAppErr(t, err, "ER-104", "transferId")
 	with := func(change func(r *interchangev1.CreateWithdrawalRequest)) *interchangev1.CreateWithdrawalRequest {
-		r := withdrawal("WD-2", "1")
+		r := withdrawalReq("WD-2", "1")
 		change(r)
 		return r
 	}
@@ -76,9 +76,9 @@ func TestConfirmWithdrawal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-	f.withdraw(t, withdrawal("WD-A", "0.25"))
-	f.withdraw(t, withdrawal("WD-D", "0.5"))
-	f.withdraw(t, withdrawal("WD-BIG", "2"))
+	f.withdraw(t, withdrawalReq("WD-A", "0.25"))
+	f.withdraw(t, withdrawalReq("WD-D", "0.5"))
+	f.withdraw(t, withdrawalReq("WD-BIG", "2"))
 	ctx := f.companyCtx(ztest)
 	checks := []struct {
 		name, id, decision, reason string
@@ -122,7 +122,7 @@ func TestRacingDecisions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-	f.withdraw(t, withdrawal("WD-RACE", "0.4"))
+	f.withdraw(t, withdrawalReq("WD-RACE", "0.4"))
 	var wg sync.WaitGroup
 	results := make(chan string, 20)
 	for i := range 20 {
@@ -166,7 +166,7 @@ func TestDeclineCompletesAnInterruptedAccept(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-	f.withdraw(t, withdrawal("WD-INT", "0.4"))
+	f.withdraw(t, withdrawalReq("WD-INT", "0.4"))
 	f.ledger.setFail(failOnce("wd:WD-INT:hold:1:post", tradingDown))
 	if err := confirm(f, f.companyCtx(ztest), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
 		t.Fatalf("accept with trading down: %v, want Unavailable", err)
@@ -210,7 +210,7 @@ func TestLosingAcceptReleasesItsHold(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-	f.withdraw(t, withdrawal("WD-LOSE", "0.4"))
+	f.withdraw(t, withdrawalReq("WD-LOSE", "0.4"))
 	declined := declineDuringAcceptHold(t, f, "WD-LOSE", nil)
 	err := confirm(f, f.companyCtx(ztest), "WD-LOSE", "ACCEPT", "")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
@@ -232,7 +232,7 @@ func TestLosingAcceptNeverHolds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
-	f.withdraw(t, withdrawal("WD-LOST", "0.4"))
+	f.withdraw(t, withdrawalReq("WD-LOST", "0.4"))
 	declined := declineDuringAcceptHold(t, f, "WD-LOST", nil)
 	err := confirm(f, f.companyCtx(ztest), "WD-LOST", "ACCEPT", "")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
@@ -241,7 +241,7 @@ func TestLosingAcceptNeverHolds(t *testing.T) {
 	if *declined != nil {
 		t.Errorf("the winning decline: %v", *declined)
 	}
-	f.svc.Sweeper(0).Once(context.Background())
+	f.sweeper(0).Once(context.Background())
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC = %v, want nothing held", got)
 	}

@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"fmt"

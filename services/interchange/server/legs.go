@@ -1,4 +1,4 @@
-package settlement
+package server
 
 import (
 	"errors"
@@ -8,18 +8,19 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
-func parseLegs(in []*interchangev1.Settlement, maxLegs int) ([]Leg, error) {
+func parseLegs(in []*interchangev1.Settlement, maxLegs int) ([]settlement.Leg, error) {
 	if len(in) == 0 {
 		return nil, apperr.Invalid(apperr.CodeEmptyList, "settlements", "settlements must hold at least one settlement")
 	}
 	if len(in) > maxLegs {
 		return nil, apperr.Invalid(apperr.CodeLength, "settlements", "settlements holds more than %d settlements", maxLegs)
 	}
-	out := make([]Leg, 0, len(in))
+	out := make([]settlement.Leg, 0, len(in))
 	external := map[string]int{}
 	for i, l := range in {
 		field := func(name string) string { return fmt.Sprintf("settlements[%d].%s", i, name) }
@@ -43,7 +44,7 @@ func parseLegs(in []*interchangev1.Settlement, maxLegs int) ([]Leg, error) {
 		if err := checkDate(field("executionDate"), l.GetExecutionDate()); err != nil {
 			return nil, err
 		}
-		out = append(out, Leg{WalletID: l.GetCounterparty().GetValue(), Currency: cur.Code, Ledger: cur.Ledger, Amount: l.GetAmount(),
+		out = append(out, settlement.Leg{WalletID: l.GetCounterparty().GetValue(), Currency: cur.Code, Ledger: cur.Ledger, Amount: l.GetAmount(),
 			ExternalID: l.GetExternalSettlementId(), ExecutionDate: l.GetExecutionDate()})
 	}
 	return out, nil
@@ -55,12 +56,12 @@ func checkCounterparty(field string, c *interchangev1.Counterparty) error {
 		return apperr.Missing(field)
 	case c.GetType() == "":
 		return apperr.Missing(field + ".type")
-	case c.GetType() != CounterpartyWallet:
-		return apperr.Invalid(apperr.CodeFormat, field+".type", "%s.type must be %s, got %q", field, CounterpartyWallet, c.GetType())
+	case c.GetType() != settlement.CounterpartyWallet:
+		return apperr.Invalid(apperr.CodeFormat, field+".type", "%s.type must be %s, got %q", field, settlement.CounterpartyWallet, c.GetType())
 	case c.GetValue() == "":
 		return apperr.Missing(field + ".value")
-	case len(c.GetValue()) > MaxIDLength:
-		return apperr.Invalid(apperr.CodeLength, field+".value", "%s.value must be at most %d characters", field, MaxIDLength)
+	case len(c.GetValue()) > settlement.MaxIDLength:
+		return apperr.Invalid(apperr.CodeLength, field+".value", "%s.value must be at most %d characters", field, settlement.MaxIDLength)
 	}
 	return nil
 }
@@ -69,8 +70,8 @@ func checkExternalID(field, id string, i int, seen map[string]int) error {
 	if id == "" {
 		return nil
 	}
-	if len(id) > MaxIDLength {
-		return apperr.Invalid(apperr.CodeLength, field, "%s must be at most %d characters", field, MaxIDLength)
+	if len(id) > settlement.MaxIDLength {
+		return apperr.Invalid(apperr.CodeLength, field, "%s must be at most %d characters", field, settlement.MaxIDLength)
 	}
 	if j, dup := seen[id]; dup {
 		return apperr.Invalid(apperr.CodeFormat, field, "%s %q repeats settlements[%d]", field, id, j)

@@ -1,6 +1,10 @@
-package settlement
+package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/zcustody/suite/services/interchange/settlement"
+)
 
 // BSON forms of the settlement types. Each nested doc has exactly its domain type's fields
 // (Go converts between them), with explicit names; amounts are canonical decimal strings.
@@ -86,16 +90,16 @@ func convert[S, D any](in []S, f func(S) D) []D {
 	return out
 }
 
-func toSettlementDoc(s Settlement) settlementDoc {
+func toSettlementDoc(s settlement.Settlement) settlementDoc {
 	d := settlementDoc{ID: settlementKey(s.CompanyID, s.RequestID), TrackingID: s.TrackingID, RequestID: s.RequestID,
 		CompanyID: s.CompanyID, VenueID: s.VenueID, HeaderStatus: s.HeaderStatus, HeaderErrors: s.HeaderErrors,
 		RequestDateTime: s.RequestDateTime, InstructionCount: s.InstructionCount,
-		Addresses: convert(s.Addresses, func(a Address) addressDoc { return addressDoc(a) }),
-		Legs:      convert(s.Legs, func(l Leg) legDoc { return legDoc(l) }),
-		Nets:      convert(s.Nets, func(n Net) netDoc { return netDoc(n) }),
-		Shares:    convert(s.Shares, func(o Share) shareDoc { return shareDoc(o) }),
+		Addresses: convert(s.Addresses, func(a settlement.Address) addressDoc { return addressDoc(a) }),
+		Legs:      convert(s.Legs, func(l settlement.Leg) legDoc { return legDoc(l) }),
+		Nets:      convert(s.Nets, func(n settlement.Net) netDoc { return netDoc(n) }),
+		Shares:    convert(s.Shares, func(o settlement.Share) shareDoc { return shareDoc(o) }),
 		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, ReverseAttempt: s.ReverseAttempt, Reason: s.Reason,
-		History:   convert(s.History, func(h Step) stepDoc { return stepDoc(h) }),
+		History:   convert(s.History, func(h settlement.Step) stepDoc { return stepDoc(h) }),
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 	if s.Pending != nil {
 		p := pendingDoc(*s.Pending)
@@ -104,19 +108,19 @@ func toSettlementDoc(s Settlement) settlementDoc {
 	return d
 }
 
-func (d settlementDoc) settlement() Settlement {
-	s := Settlement{TrackingID: d.TrackingID, RequestID: d.RequestID, CompanyID: d.CompanyID, VenueID: d.VenueID,
+func (d settlementDoc) settlement() settlement.Settlement {
+	s := settlement.Settlement{TrackingID: d.TrackingID, RequestID: d.RequestID, CompanyID: d.CompanyID, VenueID: d.VenueID,
 		HeaderStatus: d.HeaderStatus, HeaderErrors: d.HeaderErrors, RequestDateTime: d.RequestDateTime,
 		InstructionCount: d.InstructionCount,
-		Addresses:        convert(d.Addresses, func(a addressDoc) Address { return Address(a) }),
-		Legs:             convert(d.Legs, func(l legDoc) Leg { return Leg(l) }),
-		Nets:             convert(d.Nets, func(n netDoc) Net { return Net(n) }),
-		Shares:           convert(d.Shares, func(o shareDoc) Share { return Share(o) }),
+		Addresses:        convert(d.Addresses, func(a addressDoc) settlement.Address { return settlement.Address(a) }),
+		Legs:             convert(d.Legs, func(l legDoc) settlement.Leg { return settlement.Leg(l) }),
+		Nets:             convert(d.Nets, func(n netDoc) settlement.Net { return settlement.Net(n) }),
+		Shares:           convert(d.Shares, func(o shareDoc) settlement.Share { return settlement.Share(o) }),
 		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, PayInAttempt: d.PayInAttempt, PayInHold: d.PayInHold, ReverseAttempt: d.ReverseAttempt, Reason: d.Reason,
-		History:   convert(d.History, func(h stepDoc) Step { return Step(h) }),
+		History:   convert(d.History, func(h stepDoc) settlement.Step { return settlement.Step(h) }),
 		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
 	if d.Pending != nil {
-		p := Pending(*d.Pending)
+		p := settlement.Pending(*d.Pending)
 		p.LeaseUntil = p.LeaseUntil.UTC()
 		s.Pending = &p
 	}

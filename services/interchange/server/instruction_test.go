@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/amount"
 )
@@ -128,7 +129,7 @@ func TestParseInstructionRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := settlement.ParseInstruction(ztest, tt.give, clientRules())
+			_, err := server.ParseInstruction(ztest, tt.give, clientRules())
 			wantAppErr(t, err, tt.wantCode, tt.wantField)
 		})
 	}
@@ -188,7 +189,7 @@ func TestShares(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := settlement.ParseInstruction(ztest, instruction("R", tt.legs, tt.nets...), venueRules())
+			got, err := server.ParseInstruction(ztest, instruction("R", tt.legs, tt.nets...), venueRules())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +262,7 @@ func TestRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := settlement.ParseInstruction(ztest, tt.give, tt.rules)
+			_, err := server.ParseInstruction(ztest, tt.give, tt.rules)
 			if tt.wantCode == "" {
 				if err != nil {
 					t.Errorf("refused: %v", err)
@@ -271,7 +272,7 @@ func TestRules(t *testing.T) {
 			wantAppErr(t, err, tt.wantCode, tt.wantField)
 		})
 	}
-	_, err := settlement.ParseInstruction(ztest, btc("1", "-0.5"), clientRules())
+	_, err := server.ParseInstruction(ztest, btc("1", "-0.5"), clientRules())
 	if status.Code(err) != codes.PermissionDenied {
 		t.Errorf("a client's payable: %s, want PermissionDenied (403)", status.Code(err))
 	}
@@ -279,14 +280,14 @@ func TestRules(t *testing.T) {
 
 func TestBodyHashIgnoresNothingThatMatters(t *testing.T) {
 	t.Parallel()
-	a, err := settlement.ParseInstruction(ztest, valid(), clientRules())
+	a, err := server.ParseInstruction(ztest, valid(), clientRules())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := settlement.ParseInstruction(ztest, valid(), clientRules())
+	b, _ := server.ParseInstruction(ztest, valid(), clientRules())
 	changed := valid()
 	changed.Settlements[0].Amount = "1.6"
-	c, _ := settlement.ParseInstruction(ztest, changed, clientRules())
+	c, _ := server.ParseInstruction(ztest, changed, clientRules())
 	if a.BodyHash != b.BodyHash || a.BodyHash == c.BodyHash {
 		t.Errorf("hashes %s %s %s: want the same body to hash the same and another body not", a.BodyHash, b.BodyHash, c.BodyHash)
 	}

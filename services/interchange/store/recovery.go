@@ -1,4 +1,4 @@
-package settlement
+package store
 
 import (
 	"context"
@@ -7,13 +7,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 )
 
-// stalledWithdrawals returns up to limit decided withdrawals whose money step is not recorded
+// StalledWithdrawals returns up to limit decided withdrawals whose money step is not recorded
 // done (completedAt absent), decided before cutoff, oldest decision first.
-func (st store) stalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error) {
+func (st *Store) StalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]withdrawal.Withdrawal, error) {
 	filter := bson.D{
-		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{WithdrawalAccepted, WithdrawalDeclined}}}},
+		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{withdrawal.StatusAccepted, withdrawal.StatusDeclined}}}},
 		{Key: "completedAt", Value: nil},
 		{Key: "decidedAt", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}},
 	}
@@ -29,9 +32,9 @@ func (st store) stalledWithdrawals(ctx context.Context, cutoff time.Time, limit 
 	return convert(docs, withdrawalDoc.withdrawal), nil
 }
 
-// stalledSettlements returns up to limit settlements with a pending transition whose lease
+// StalledSettlements returns up to limit settlements with a pending transition whose lease
 // ran out before cutoff, oldest lease first.
-func (st store) stalledSettlements(ctx context.Context, cutoff time.Time, limit int64) ([]Settlement, error) {
+func (st *Store) StalledSettlements(ctx context.Context, cutoff time.Time, limit int64) ([]settlement.Settlement, error) {
 	filter := bson.D{{Key: "pending.leaseUntil", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}}}
 	opts := options.Find().SetSort(bson.D{{Key: "pending.leaseUntil", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
 	cur, err := st.db.Collection(colSettlements).Find(ctx, filter, opts)

@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"bytes"
@@ -24,7 +24,8 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/app"
+	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/internal/journal"
@@ -152,7 +153,8 @@ func (l *ledger) reconciled(t *testing.T) {
 }
 
 type fixture struct {
-	svc    *settlement.Service
+	svc    *server.Server
+	parts  app.Parts
 	engine interchangev1.SettlementEngineServiceServer
 	ledger *ledger
 	clock  *clock
@@ -254,7 +256,7 @@ var testWallets = []struct{ id, company, venue, status, currency string }{
 
 // newFixture starts trading and the settlement service on a fresh database; options change
 // the service's dependencies (a short lease, the real clock, other bounds).
-func newFixture(t *testing.T, options ...func(*settlement.Deps)) fixture {
+func newFixture(t *testing.T, options ...func(*app.Parts)) fixture {
 	t.Helper()
 	k := newKeys(t)
 	db := testdb.New(t)
@@ -268,18 +270,28 @@ func newFixture(t *testing.T, options ...func(*settlement.Deps)) fixture {
 	}
 	c := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	logs := &logLines{}
-	deps := settlement.Deps{DB: db, Trading: tradingv1.NewTradingLedgerServiceClient(conn),
+	parts := app.Parts{DB: db, Ledger: tradingv1.NewTradingLedgerServiceClient(conn),
 		Wallets: tradingv1.NewTradingServiceClient(conn), Signer: k.interchange, Now: c.Now, Lease: 10 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	for _, o := range options {
-		o(&deps)
+		o(&parts)
 	}
-	svc, err := settlement.Setup(context.Background(), deps)
+	parts, err := app.Wire(context.Background(), parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{svc: svc, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
+	svc := parts.Server
+	return fixture{svc: svc, parts: parts, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
 }
+
+// sweeper is one recovery sweep of interchange's sweeper (withdrawals, then settlements).
+type sweeper func(context.Context)
+
+// Once runs the sweep.
+func (s sweeper) Once(ctx context.Context) { s(ctx) }
+
+// sweeper returns the sweep that leaves a cut-short step grace to its caller.
+func (f fixture) sweeper(grace time.Duration) sweeper { return sweeper(f.parts.Sweeper(grace)) }
 
 // companyCtx is a company-level call of companyID, as the gateway forwards it: the
 // principal, and its token in the incoming metadata (interchange forwards it to trading).

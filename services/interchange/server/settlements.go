@@ -1,19 +1,47 @@
-package settlement
+package server
 
 import (
 	"context"
-	"errors"
 
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
+// CreateSettlement serves endpoint 3 for the caller's company, idempotent by its
+// settlementRequestId (settlement.Service.Create). A client's own instruction holds
+// receivables only (a payable is 403).
+func (s *Server) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
+	company, err := companyCaller(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ctx, company, req, false, s.callerWallets(ctx))
+}
+
+// create validates and stores an instruction for company; wallets reads its wallets.
+func (s *Server) create(ctx context.Context, company string, req *interchangev1.CreateSettlementRequest, payables bool, wallets settlement.Wallets) (*interchangev1.CreateSettlementResponse, error) {
+	rules := s.deps.Rules
+	rules.Payables = payables
+	in, err := ParseInstruction(company, req, rules)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.deps.Settlements.Create(ctx, in, wallets)
+	if err != nil {
+		return nil, err
+	}
+	// The answer is always the first one: the instruction as received.
+	return &interchangev1.CreateSettlementResponse{SettlementRequestId: stored.RequestID, SettlementTrackingId: stored.TrackingID,
+		Status: settlement.StatusReceived}, nil
+}
+
 // GetSettlementStatus serves the status extension: the caller's settlement by the venue's
 // request id (another company's is 404 ER-102).
-func (s *Service) GetSettlementStatus(ctx context.Context, req *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error) {
+func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error) {
 	company, err := companyCaller(ctx, false)
 	if err != nil {
 		return nil, err
@@ -21,10 +49,7 @@ func (s *Service) GetSettlementStatus(ctx context.Context, req *interchangev1.Ge
 	if req.GetSettlementRequestId() == "" {
 		return nil, apperr.Missing("settlementRequestId")
 	}
-	st, err := s.store.settlementByRequest(ctx, company, req.GetSettlementRequestId())
-	if errors.Is(err, apperr.ErrNotFound) {
-		return nil, apperr.NotFound("settlementRequestId", req.GetSettlementRequestId())
-	}
+	st, err := s.deps.Settlements.ByRequest(ctx, company, req.GetSettlementRequestId())
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +60,7 @@ func (s *Service) GetSettlementStatus(ctx context.Context, req *interchangev1.Ge
 // SearchSettlements serves the search extension: the caller's settlements, filtered (values
 // OR-ed within a filter, filters AND-ed, exact), paged and sorted by id (the venue's request
 // id), createdAt or updatedAt.
-func (s *Service) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
+func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
 	company, err := companyCaller(ctx, false)
 	if err != nil {
 		return nil, err
@@ -44,7 +69,7 @@ func (s *Service) SearchSettlements(ctx context.Context, req *interchangev1.Sear
 	if err != nil {
 		return nil, err
 	}
-	f := Filter{CompanyID: company, Page: pg}
+	f := settlement.Filter{CompanyID: company, Page: pg}
 	for _, field := range []struct {
 		name    string
 		values  []string
@@ -53,14 +78,14 @@ func (s *Service) SearchSettlements(ctx context.Context, req *interchangev1.Sear
 	}{
 		{"settlementRequestIds", req.GetSettlementRequestIds(), &f.RequestIDs, nil},
 		{"settlementTrackingIds", req.GetSettlementTrackingIds(), &f.TrackingIDs, nil},
-		{"statuses", req.GetStatuses(), &f.Statuses, Statuses()},
+		{"statuses", req.GetStatuses(), &f.Statuses, settlement.Statuses()},
 		{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil},
 	} {
 		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
 			return nil, err
 		}
 	}
-	items, total, err := s.store.search(ctx, f)
+	items, total, err := s.deps.Settlements.Search(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -72,21 +97,21 @@ func (s *Service) SearchSettlements(ctx context.Context, req *interchangev1.Sear
 }
 
 // errorsOf is the errors object of a settlement: the reason of a rejected or failed one.
-func errorsOf(s Settlement) *commonv1.ErrorObject {
-	if s.Status != StatusRejected && s.Status != StatusFailed {
+func errorsOf(s settlement.Settlement) *commonv1.ErrorObject {
+	if s.Status != settlement.StatusRejected && s.Status != settlement.StatusFailed {
 		return nil
 	}
 	return &commonv1.ErrorObject{Message: s.Reason, Code: apperr.CodeConflict}
 }
 
-func recordProto(s Settlement) *interchangev1.SettlementRecord {
+func recordProto(s settlement.Settlement) *interchangev1.SettlementRecord {
 	out := &interchangev1.SettlementRecord{SettlementRequestId: s.RequestID, SettlementTrackingId: s.TrackingID, Status: s.Status,
 		VenueId: s.VenueID, CompanyId: s.CompanyID, Errors: errorsOf(s), CreatedAt: apitime.Format(s.CreatedAt),
 		UpdatedAt: apitime.Format(s.UpdatedAt), Settlements: make([]*interchangev1.Settlement, 0, len(s.Legs)),
 		NetSettlements: make([]*interchangev1.NetSettlement, 0, len(s.Nets))}
 	for _, l := range s.Legs {
 		out.Settlements = append(out.Settlements, &interchangev1.Settlement{
-			Counterparty: &interchangev1.Counterparty{Type: CounterpartyWallet, Value: l.WalletID}, Currency: l.Currency,
+			Counterparty: &interchangev1.Counterparty{Type: settlement.CounterpartyWallet, Value: l.WalletID}, Currency: l.Currency,
 			Ledger: l.Ledger, Amount: l.Amount, ExternalSettlementId: l.ExternalID, ExecutionDate: l.ExecutionDate})
 	}
 	for _, n := range s.Nets {

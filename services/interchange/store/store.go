@@ -1,4 +1,7 @@
-package settlement
+// Package store is interchange's MongoDB repository of settlements and withdrawals. Every
+// change is one conditional update of one document guarded by its status and version (or
+// its runner's token), so racing callers and replicas never both win.
+package store
 
 import (
 	"context"
@@ -11,7 +14,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/internal/page"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/mongodb"
 )
 
@@ -20,16 +24,23 @@ const (
 	colWithdrawals = "withdrawals"
 )
 
-// store is the settlement side's MongoDB repository. Every change is one conditional update
-// of one document guarded by its status and version.
-type store struct {
+// Store is the repository; it implements settlement.Store and withdrawal.Store.
+type Store struct {
 	db  *mongo.Database
 	now func() time.Time
 }
 
-// ensureIndexes creates the indexes, one per command (FerretDB 1.24 drops the connection
+// New returns the store of db; now stamps updatedAt and the like (time.Now when nil).
+func New(db *mongo.Database, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, now: now}
+}
+
+// EnsureIndexes creates the indexes, one per command (FerretDB 1.24 drops the connection
 // when one command names two existing indexes).
-func (st store) ensureIndexes(ctx context.Context) error {
+func (st *Store) EnsureIndexes(ctx context.Context) error {
 	indexes := map[string][]mongo.IndexModel{
 		colSettlements: {
 			// _id is <companyId>:<settlementRequestId>: the idempotency key of endpoint 3.
@@ -57,53 +68,53 @@ func (st store) ensureIndexes(ctx context.Context) error {
 
 func settlementKey(companyID, requestID string) string { return companyID + ":" + requestID }
 
-func (st store) stamp() time.Time { return st.now().UTC().Truncate(time.Millisecond) }
+func (st *Store) stamp() time.Time { return st.now().UTC().Truncate(time.Millisecond) }
 
-// insertSettlement stores s unless its company already holds its request id; it returns the
+// InsertSettlement stores s unless its company already holds its request id; it returns the
 // settlement stored under that key and whether this call stored it.
-func (st store) insertSettlement(ctx context.Context, s Settlement) (Settlement, bool, error) {
+func (st *Store) InsertSettlement(ctx context.Context, s settlement.Settlement) (settlement.Settlement, bool, error) {
 	_, err := st.db.Collection(colSettlements).InsertOne(ctx, toSettlementDoc(s))
 	if err == nil {
 		return s, true, nil
 	}
 	if !mongo.IsDuplicateKeyError(err) {
-		return Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
+		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
 	}
-	stored, err := st.settlementByRequest(ctx, s.CompanyID, s.RequestID)
+	stored, err := st.SettlementByRequest(ctx, s.CompanyID, s.RequestID)
 	return stored, false, err
 }
 
-// settlementByRequest returns the company's settlement with the venue's request id, or
+// SettlementByRequest returns the company's settlement with the venue's request id, or
 // apperr.ErrNotFound.
-func (st store) settlementByRequest(ctx context.Context, companyID, requestID string) (Settlement, error) {
+func (st *Store) SettlementByRequest(ctx context.Context, companyID, requestID string) (settlement.Settlement, error) {
 	return st.findSettlement(ctx, bson.D{{Key: "_id", Value: settlementKey(companyID, requestID)}})
 }
 
-// settlementByTracking returns the settlement with the tracking id, or apperr.ErrNotFound.
-func (st store) settlementByTracking(ctx context.Context, trackingID string) (Settlement, error) {
+// SettlementByTracking returns the settlement with the tracking id, or apperr.ErrNotFound.
+func (st *Store) SettlementByTracking(ctx context.Context, trackingID string) (settlement.Settlement, error) {
 	return st.findSettlement(ctx, bson.D{{Key: "trackingId", Value: trackingID}})
 }
 
-func (st store) findSettlement(ctx context.Context, filter bson.D) (Settlement, error) {
+func (st *Store) findSettlement(ctx context.Context, filter bson.D) (settlement.Settlement, error) {
 	var doc settlementDoc
 	err := st.db.Collection(colSettlements).FindOne(ctx, filter).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Settlement{}, fmt.Errorf("settlement: %w", apperr.ErrNotFound)
+		return settlement.Settlement{}, fmt.Errorf("settlement: %w", apperr.ErrNotFound)
 	}
 	if err != nil {
-		return Settlement{}, fmt.Errorf("find settlement: %w", err)
+		return settlement.Settlement{}, fmt.Errorf("find settlement: %w", err)
 	}
 	return doc.settlement(), nil
 }
 
-// claim records p as s's pending transition, if s is unchanged since read.
-func (st store) claim(ctx context.Context, s Settlement, p Pending) (Settlement, error) {
+// Claim records p as s's pending transition, if s is unchanged since read.
+func (st *Store) Claim(ctx context.Context, s settlement.Settlement, p settlement.Pending) (settlement.Settlement, error) {
 	return st.update(ctx, s, bson.D{{Key: "pending", Value: pendingDoc(p)}}, nil)
 }
 
-// renew sets the lease of s's pending transition, if s's runner (its token) still holds it;
+// Renew sets the lease of s's pending transition, if s's runner (its token) still holds it;
 // it reports whether it did.
-func (st store) renew(ctx context.Context, s Settlement, until time.Time) (bool, error) {
+func (st *Store) Renew(ctx context.Context, s settlement.Settlement, until time.Time) (bool, error) {
 	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "pending.token", Value: s.Pending.Token}}
 	res, err := st.db.Collection(colSettlements).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "pending.leaseUntil", Value: until}}}})
 	if err != nil {
@@ -112,31 +123,31 @@ func (st store) renew(ctx context.Context, s Settlement, until time.Time) (bool,
 	return res.MatchedCount == 1, nil
 }
 
-// finish ends s's pending transition as out says, recording the step in the history, if
+// Finish ends s's pending transition as out says, recording the step in the history, if
 // s's runner (its token) still holds it; otherwise apperr.ErrConflict.
-func (st store) finish(ctx context.Context, s Settlement, out outcome) (Settlement, error) {
-	set := bson.D{{Key: "status", Value: out.status}, {Key: "pending", Value: nil}, {Key: "payInAttempt", Value: out.payInAttempt},
-		{Key: "payInHold", Value: out.payInHold}, {Key: "reverseAttempt", Value: out.reverseAttempt}, {Key: "updatedAt", Value: st.stamp()}}
-	if out.status == StatusRejected || out.status == StatusFailed {
-		set = append(set, bson.E{Key: "reason", Value: out.reason})
+func (st *Store) Finish(ctx context.Context, s settlement.Settlement, out settlement.Outcome) (settlement.Settlement, error) {
+	set := bson.D{{Key: "status", Value: out.Status}, {Key: "pending", Value: nil}, {Key: "payInAttempt", Value: out.PayInAttempt},
+		{Key: "payInHold", Value: out.PayInHold}, {Key: "reverseAttempt", Value: out.ReverseAttempt}, {Key: "updatedAt", Value: st.stamp()}}
+	if out.Status == settlement.StatusRejected || out.Status == settlement.StatusFailed {
+		set = append(set, bson.E{Key: "reason", Value: out.Reason})
 	}
-	step := stepDoc{From: s.Status, To: out.status, Reason: out.reason, At: st.stamp()}
+	step := stepDoc{From: s.Status, To: out.Status, Reason: out.Reason, At: st.stamp()}
 	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "pending.token", Value: s.Pending.Token}}
 	change := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "$push", Value: bson.D{{Key: "history", Value: step}}}}
 	var doc settlementDoc
 	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, apperr.ErrConflict)
+		return settlement.Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, apperr.ErrConflict)
 	}
 	if err != nil {
-		return Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, err)
+		return settlement.Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, err)
 	}
 	return doc.settlement(), nil
 }
 
 // update sets set (and pushes push) on s if its status and version are still those read,
 // bumping the version and updatedAt; a changed settlement is apperr.ErrConflict.
-func (st store) update(ctx context.Context, s Settlement, set, push bson.D) (Settlement, error) {
+func (st *Store) update(ctx context.Context, s settlement.Settlement, set, push bson.D) (settlement.Settlement, error) {
 	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "status", Value: s.Status}, {Key: "version", Value: s.Version}}
 	change := bson.D{
 		{Key: "$set", Value: append(set, bson.E{Key: "updatedAt", Value: st.stamp()})},
@@ -148,29 +159,19 @@ func (st store) update(ctx context.Context, s Settlement, set, push bson.D) (Set
 	var doc settlementDoc
 	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Settlement{}, fmt.Errorf("update settlement %s version %d: %w", s.TrackingID, s.Version, apperr.ErrConflict)
+		return settlement.Settlement{}, fmt.Errorf("update settlement %s version %d: %w", s.TrackingID, s.Version, apperr.ErrConflict)
 	}
 	if err != nil {
-		return Settlement{}, fmt.Errorf("update settlement %s: %w", s.TrackingID, err)
+		return settlement.Settlement{}, fmt.Errorf("update settlement %s: %w", s.TrackingID, err)
 	}
 	return doc.settlement(), nil
 }
 
-// Filter is a validated settlement search, always scoped to CompanyID.
-type Filter struct {
-	CompanyID   string
-	RequestIDs  []string
-	TrackingIDs []string
-	Statuses    []string
-	VenueIDs    []string
-	Page        page.Page
-}
-
 var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}
 
-// search returns one page of the company's settlements matching f and the number of all
-// matches: one find and one count.
-func (st store) search(ctx context.Context, f Filter) ([]Settlement, int64, error) {
+// SearchSettlements returns one page of the company's settlements matching f and the number
+// of all matches: one find and one count.
+func (st *Store) SearchSettlements(ctx context.Context, f settlement.Filter) ([]settlement.Settlement, int64, error) {
 	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
 	and = mongodb.AppendIn(and, "settlementRequestId", f.RequestIDs)
 	and = mongodb.AppendIn(and, "trackingId", f.TrackingIDs)
@@ -198,9 +199,14 @@ func (st store) search(ctx context.Context, f Filter) ([]Settlement, int64, erro
 	if err != nil {
 		return nil, 0, fmt.Errorf("count settlements: %w", err)
 	}
-	out := make([]Settlement, 0, len(docs))
+	out := make([]settlement.Settlement, 0, len(docs))
 	for _, d := range docs {
 		out = append(out, d.settlement())
 	}
 	return out, total, nil
 }
+
+var (
+	_ settlement.Store = (*Store)(nil)
+	_ withdrawal.Store = (*Store)(nil)
+)

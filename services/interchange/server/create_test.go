@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/principal"
@@ -147,8 +148,8 @@ func TestPayablesComeFromTheVenueSide(t *testing.T) {
 // TestConfiguredBounds: the service applies Deps.MaxLegs and Deps.MaxGross.
 func TestConfiguredBounds(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(d *settlement.Deps) {
-		d.MaxLegs, d.MaxGross = 2, map[string]amount.Amount{"BTC": amount.MustStored("2")}
+	f := newFixture(t, func(d *app.Parts) {
+		d.Rules.MaxLegs, d.Rules.MaxGross = 2, map[string]amount.Amount{"BTC": amount.MustStored("2")}
 	})
 	instruct := func(req *interchangev1.CreateSettlementRequest) error {
 		_, err := f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: req})

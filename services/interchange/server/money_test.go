@@ -1,4 +1,4 @@
-package settlement_test
+package server_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/journal"
 )
@@ -58,7 +59,7 @@ func TestNetCannotDrainTheVenue(t *testing.T) {
 func TestManyTinyLegsRenewTheLease(t *testing.T) {
 	t.Parallel()
 	const lease = 1500 * time.Millisecond // renewed every 500 ms: room for a loaded test database
-	f := newFixture(t, func(d *settlement.Deps) { d.Lease, d.Now = lease, time.Now })
+	f := newFixture(t, func(d *app.Parts) { d.Lease, d.Now = lease, time.Now })
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	satoshis := make([]string, 150)
 	for i := range satoshis {
@@ -77,7 +78,7 @@ func TestManyTinyLegsRenewTheLease(t *testing.T) {
 		seen[entry] = true
 		time.Sleep(2 * lease)
 		_, err := f.advance(id, to)
-		f.svc.Sweeper(0).Once(context.Background())
+		f.sweeper(0).Once(context.Background())
 		intruders = append(intruders, to+" "+status.Code(err).String())
 		return nil
 	})

@@ -1,3 +1,8 @@
+// Package settlement is the settlement aggregate of interchange (DESIGN.md §7, §8): a
+// venue's instruction, its legs and nets, the shares netting derives from them, the state
+// machine its transitions follow, and the service that carries a transition out through
+// trading's journal. It is plain Go: the store, the ledger and the trading wallets are
+// interfaces (Store, Funds, Wallets) that app wires to their real implementations.
 package settlement
 
 import (
@@ -23,7 +28,7 @@ func Statuses() []string {
 		StatusRejected, StatusFailed}
 }
 
-// transitions is the state machine of DESIGN.md §7.
+// transitions is the state machine of DESIGN.md §7: from each status, where it may go.
 var transitions = map[string][]string{
 	StatusReceived:      {StatusInitiated, StatusRejected},
 	StatusInitiated:     {StatusAwaitingFunds, StatusPayIn, StatusFailed},

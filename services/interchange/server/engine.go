@@ -1,4 +1,4 @@
-package settlement
+package server
 
 import (
 	"context"
@@ -6,20 +6,21 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/settlement"
 )
 
-// engine implements interchangev1.SettlementEngineServiceServer for the settlement engine.
-type engine struct {
+// Engine implements interchangev1.SettlementEngineServiceServer for the settlement engine.
+type Engine struct {
 	interchangev1.UnimplementedSettlementEngineServiceServer
-	svc *Service
+	srv *Server
 }
 
-var _ interchangev1.SettlementEngineServiceServer = engine{}
+var _ interchangev1.SettlementEngineServiceServer = (*Engine)(nil)
 
 // AdvanceSettlement moves a settlement along DESIGN.md §7's state machine. Asking for PAY_IN
 // without the funds answers SETTLEMENT_AWAITING_FUNDS; an illegal transition, a transition in
 // progress and a lost race are 409 (ER-409).
-func (e engine) AdvanceSettlement(ctx context.Context, req *interchangev1.AdvanceSettlementRequest) (*interchangev1.AdvanceSettlementResponse, error) {
+func (e *Engine) AdvanceSettlement(ctx context.Context, req *interchangev1.AdvanceSettlementRequest) (*interchangev1.AdvanceSettlementResponse, error) {
 	if err := requireEngine(ctx); err != nil {
 		return nil, err
 	}
@@ -29,14 +30,14 @@ func (e engine) AdvanceSettlement(ctx context.Context, req *interchangev1.Advanc
 		return nil, apperr.Missing("settlementTrackingId")
 	case to == "":
 		return nil, apperr.Missing("toStatus")
-	case !slices.Contains(Statuses(), to):
-		return nil, apperr.Invalid(apperr.CodeFormat, "toStatus", "toStatus must be one of %v, got %q", Statuses(), to)
-	case reason == "" && (to == StatusRejected || to == StatusFailed):
+	case !slices.Contains(settlement.Statuses(), to):
+		return nil, apperr.Invalid(apperr.CodeFormat, "toStatus", "toStatus must be one of %v, got %q", settlement.Statuses(), to)
+	case reason == "" && (to == settlement.StatusRejected || to == settlement.StatusFailed):
 		return nil, apperr.Missing("reason")
-	case len(reason) > MaxReasonLength:
-		return nil, apperr.Invalid(apperr.CodeLength, "reason", "reason must be at most %d characters", MaxReasonLength)
+	case len(reason) > settlement.MaxReasonLength:
+		return nil, apperr.Invalid(apperr.CodeLength, "reason", "reason must be at most %d characters", settlement.MaxReasonLength)
 	}
-	s, err := e.svc.advance(ctx, req.GetSettlementTrackingId(), to, reason)
+	s, err := e.srv.deps.Settlements.Advance(ctx, req.GetSettlementTrackingId(), to, reason)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func (e engine) AdvanceSettlement(ctx context.Context, req *interchangev1.Advanc
 
 // InstructSettlement records an instruction for a client company as the venue's side: its
 // legs may be payables.
-func (e engine) InstructSettlement(ctx context.Context, req *interchangev1.InstructSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
+func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.InstructSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
 	if err := requireEngine(ctx); err != nil {
 		return nil, err
 	}
@@ -53,11 +54,11 @@ func (e engine) InstructSettlement(ctx context.Context, req *interchangev1.Instr
 	if err := checkID("companyId", company, companyPattern); err != nil {
 		return nil, err
 	}
-	walletCtx, err := e.svc.actingFor(ctx, company)
+	wallets, err := e.srv.walletsFor(company)
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.svc.create(ctx, company, req.GetInstruction(), true, walletCtx)
+	res, err := e.srv.create(ctx, company, req.GetInstruction(), true, wallets)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (e engine) InstructSettlement(ctx context.Context, req *interchangev1.Instr
 // CreateWithdrawal records a pending withdrawal from a company's trading wallet; it is
 // idempotent by transferId (the same withdrawal again answers its current status, another
 // one under the same id is 409 ER-104).
-func (e engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateWithdrawalRequest) (*interchangev1.CreateWithdrawalResponse, error) {
+func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateWithdrawalRequest) (*interchangev1.CreateWithdrawalResponse, error) {
 	if err := requireEngine(ctx); err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (e engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateW
 	if err != nil {
 		return nil, err
 	}
-	stored, err := e.svc.createWithdrawal(ctx, w)
+	stored, err := e.srv.deps.Withdrawals.Create(ctx, w)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/interchange/funds"
+	"github.com/zcustody/suite/services/interchange/server"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/store"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Parts is what the settlement and withdrawal side is made of; Wire puts it together.
+type Parts struct {
+	DB *mongo.Database
+	// Ledger moves funds in trading's journal, under Signer's system principal; Wallets reads
+	// trading wallets for the settlement checks.
+	Ledger  tradingv1.TradingLedgerServiceClient
+	Wallets tradingv1.TradingServiceClient
+	Signer  *principal.Signer
+	Logger  *slog.Logger
+	// Now is the clock (time.Now when nil); Lease the hold of a claimed transition
+	// (settlement.DefaultLease when 0); Rules the bounds of an instruction (the defaults
+	// where zero).
+	Now       func() time.Time
+	Lease     time.Duration
+	Rules     settlement.Rules
+	Addresses server.Addresses
+
+	// Server is the wired gRPC server (set by Wire).
+	Server      *server.Server
+	settlements *settlement.Service
+	withdrawals *withdrawal.Service
+}
+
+// Wire creates the store's indexes and the services, and returns p with its Server.
+func Wire(ctx context.Context, p Parts) (Parts, error) {
+	if p.Logger == nil {
+		p.Logger = slog.New(slog.DiscardHandler)
+	}
+	if p.Rules.MaxLegs <= 0 {
+		p.Rules.MaxLegs = settlement.DefaultMaxLegs
+	}
+	if p.Rules.MaxGross == nil {
+		p.Rules.MaxGross = settlement.DefaultMaxGross()
+	}
+	st := store.New(p.DB, p.Now)
+	if err := st.EnsureIndexes(ctx); err != nil {
+		return Parts{}, err
+	}
+	p.settlements = settlement.NewService(st, funds.NewSettlements(p.Ledger, p.Signer), settlement.Config{Now: p.Now, Lease: p.Lease, Logger: p.Logger})
+	p.withdrawals = withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, p.Signer), p.Now, p.Logger)
+	p.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: p.settlements, Withdrawals: p.withdrawals,
+		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules})
+	return p, nil
+}
+
+// Sweeper returns one recovery sweep: it completes the money steps cut short that nobody
+// asks for again (a decided withdrawal's, a settlement transition's whose lease ran out more
+// than grace ago).
+func (p Parts) Sweeper(grace time.Duration) func(context.Context) {
+	return func(ctx context.Context) {
+		p.withdrawals.Recover(ctx, grace)
+		p.settlements.Recover(ctx, grace)
+	}
+}

@@ -1,0 +1,55 @@
+package funds
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// Withdrawals moves withdrawals' money (withdrawal.Funds).
+type Withdrawals struct{ ledger ledger }
+
+var _ withdrawal.Funds = Withdrawals{}
+
+// NewWithdrawals returns the withdrawals' funds over trading's ledger client.
+func NewWithdrawals(client tradingv1.TradingLedgerServiceClient, signer *principal.Signer) Withdrawals {
+	return Withdrawals{ledger: ledger{client: client, signer: signer}}
+}
+
+// Hold reserves w's amount on its wallet (available → pending out) for the world outside,
+// under w's current attempt; it reports false when the wallet lacks it. A hold id a DECLINE
+// already released is withdrawal.ErrHoldBlocked.
+func (f Withdrawals) Hold(ctx context.Context, w withdrawal.Withdrawal) (bool, error) {
+	held, err := f.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: withdrawal.HoldID(w, w.Attempt()), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
+		Code: "withdrawal.hold", BusinessKey: w.TransferID, Legs: []*tradingv1.JournalLeg{
+			{CompanyId: w.CompanyID, Account: w.WalletID, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: w.Amount},
+			{Account: "world:withdrawals", Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: w.Amount},
+		}})
+	if status.Code(err) == codes.AlreadyExists {
+		return false, withdrawal.ErrHoldBlocked
+	}
+	return held, err
+}
+
+// Settle posts an accepted withdrawal's hold (its attempt is frozen by the decision): the
+// amount leaves the wallet.
+func (f Withdrawals) Settle(ctx context.Context, w withdrawal.Withdrawal) error {
+	return f.ledger.post(ctx, withdrawal.HoldID(w, w.Attempt()), "withdrawal.post")
+}
+
+// Release voids every hold an ACCEPT may have placed on a declined withdrawal (one that lost
+// the race to the DECLINE): a hold placed is released, one not placed yet is blocked, so it
+// can never be placed after.
+func (f Withdrawals) Release(ctx context.Context, w withdrawal.Withdrawal) error {
+	for n := 1; n <= w.Attempt(); n++ {
+		if err := f.ledger.void(ctx, withdrawal.HoldID(w, n), "withdrawal.release"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

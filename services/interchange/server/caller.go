@@ -1,0 +1,56 @@
+package server
+
+import (
+	"context"
+
+	"google.golang.org/grpc/metadata"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/funds"
+	"github.com/zcustody/suite/services/principal"
+)
+
+// EngineSystem is the internal system allowed on SettlementEngineService.
+const EngineSystem = "settlement-engine"
+
+// companyCaller returns the calling company: a company-level call, or one of its API users;
+// a change (write) also needs a MAKER or CHECKER when the caller is a user.
+func companyCaller(ctx context.Context, write bool) (string, error) {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.CompanyID == "" || (p.Kind != principal.KindCompany && p.Kind != principal.KindUser) {
+		return "", apperr.Forbidden("this operation needs a company caller")
+	}
+	if write && p.Kind == principal.KindUser && !p.HasRole(principal.RoleMaker) && !p.HasRole(principal.RoleChecker) {
+		return "", apperr.Forbidden("a VIEWER cannot change settlements or withdrawals")
+	}
+	return p.CompanyID, nil
+}
+
+// requireEngine refuses every caller but the settlement engine, signed with its own key.
+func requireEngine(ctx context.Context) error {
+	p, ok := principal.FromContext(ctx)
+	if !ok || p.Kind != principal.KindSystem || p.System != EngineSystem || p.Issuer != EngineSystem {
+		return apperr.Forbidden("this operation is reserved to the %s system", EngineSystem)
+	}
+	return nil
+}
+
+// callerWallets reads trading wallets with the caller's principal token as it arrived.
+func (s *Server) callerWallets(ctx context.Context) funds.Wallets {
+	md, _ := metadata.FromIncomingContext(ctx)
+	out := metadata.MD{}
+	if tokens := md.Get(principal.MetadataKey); len(tokens) == 1 {
+		out.Set(principal.MetadataKey, tokens[0])
+	}
+	return funds.NewWallets(s.deps.Wallets, out)
+}
+
+// walletsFor reads trading wallets as interchange acting for company (the settlement
+// engine's instructions name a client's wallets; trading scopes the read to it).
+func (s *Server) walletsFor(company string) (funds.Wallets, error) {
+	token, err := s.deps.Signer.Sign(principal.Principal{Kind: principal.KindSystem, System: funds.System, CompanyID: company})
+	if err != nil {
+		return funds.Wallets{}, err
+	}
+	return funds.NewWallets(s.deps.Wallets, metadata.Pairs(principal.MetadataKey, token)), nil
+}

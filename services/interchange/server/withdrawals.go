@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"regexp"
+	"slices"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/ledger"
+)
+
+// ConfirmWithdrawal serves endpoint 11: the caller's company decides one of its pending
+// withdrawals (withdrawal.Service.Confirm).
+func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
+	company, err := companyCaller(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	id, decision, reason, err := parseDecision(req)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.deps.Withdrawals.Confirm(ctx, company, id, decision, reason)
+	if err != nil {
+		return nil, err
+	}
+	return &interchangev1.ConfirmWithdrawalResponse{TransferId: w.TransferID}, nil
+}
+
+var (
+	companyPattern      = regexp.MustCompile(`^[A-Z0-9_-]+$`)
+	tradingWalletSuffix = regexp.MustCompile(`^-TW-[A-Z0-9]{10}$`)
+)
+
+// ParseWithdrawal validates CreateWithdrawal: a transfer id, the company and one of its
+// trading wallet ids (<COMPANY>-TW-<10>), a supported currency, a positive canonical amount
+// no finer than the currency's base unit, and a destination address valid on one of the
+// currency's ledgers.
+func ParseWithdrawal(req *interchangev1.CreateWithdrawalRequest) (withdrawal.Withdrawal, error) {
+	w := withdrawal.Withdrawal{TransferID: req.GetTransferId(), CompanyID: req.GetCompanyId(), WalletID: req.GetWalletId(),
+		Currency: req.GetCurrency(), Amount: req.GetAmount(), DestinationAddress: req.GetDestinationAddress()}
+	if err := checkID("transferId", w.TransferID, requestIDPattern); err != nil {
+		return withdrawal.Withdrawal{}, err
+	}
+	if err := checkID("companyId", w.CompanyID, companyPattern); err != nil {
+		return withdrawal.Withdrawal{}, err
+	}
+	if w.WalletID == "" {
+		return withdrawal.Withdrawal{}, apperr.Missing("walletId")
+	}
+	if len(w.WalletID) <= len(w.CompanyID) || w.WalletID[:len(w.CompanyID)] != w.CompanyID || !tradingWalletSuffix.MatchString(w.WalletID[len(w.CompanyID):]) {
+		return withdrawal.Withdrawal{}, apperr.Invalid(apperr.CodeFormat, "walletId", "walletId %q is not a trading wallet id of %s (%s-TW-<10>)", w.WalletID, w.CompanyID, w.CompanyID)
+	}
+	if w.Currency == "" {
+		return withdrawal.Withdrawal{}, apperr.Missing("currency")
+	}
+	curs := currenciesOf(w.Currency)
+	if len(curs) == 0 {
+		return withdrawal.Withdrawal{}, apperr.Invalid(apperr.CodeCurrency, "currency", "currency %q is not supported", w.Currency)
+	}
+	places := int32(0)
+	for _, c := range curs {
+		places = max(places, c.Decimals)
+	}
+	if _, err := parseAmount("amount", w.Amount, places, false); err != nil {
+		return withdrawal.Withdrawal{}, err
+	}
+	return w, checkDestination(w.DestinationAddress, curs)
+}
+
+func checkDestination(address string, curs []ledger.Currency) error {
+	if address == "" {
+		return apperr.Missing("destinationAddress")
+	}
+	if len(address) > settlement.MaxAddressLength {
+		return apperr.Invalid(apperr.CodeLength, "destinationAddress", "destinationAddress must be at most %d characters", settlement.MaxAddressLength)
+	}
+	if slices.ContainsFunc(curs, func(c ledger.Currency) bool { return ledger.Validate(c.Ledger, address) == nil }) {
+		return nil
+	}
+	return apperr.Invalid(apperr.CodeFormat, "destinationAddress", "destinationAddress is not a valid %s address", curs[0].Code)
+}
+
+func currenciesOf(code string) []ledger.Currency {
+	var out []ledger.Currency
+	for _, c := range ledger.Currencies() {
+		if c.Code == code {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// parseDecision validates endpoint 11's body.
+func parseDecision(req *interchangev1.ConfirmWithdrawalRequest) (transferID, decision, reason string, err error) {
+	transferID, decision, reason = req.GetTransferId(), req.GetWithdrawalConfirmation(), req.GetReason()
+	switch {
+	case transferID == "":
+		return "", "", "", apperr.Missing("transferId")
+	case decision == "":
+		return "", "", "", apperr.Missing("withdrawalConfirmation")
+	case decision != withdrawal.DecisionAccept && decision != withdrawal.DecisionDecline:
+		return "", "", "", apperr.Invalid(apperr.CodeFormat, "withdrawalConfirmation",
+			"withdrawalConfirmation must be %s or %s, got %q", withdrawal.DecisionAccept, withdrawal.DecisionDecline, decision)
+	case decision == withdrawal.DecisionDecline && reason == "":
+		return "", "", "", apperr.Missing("reason")
+	case len(reason) > withdrawal.MaxReasonLength:
+		return "", "", "", apperr.Invalid(apperr.CodeLength, "reason", "reason must be at most %d characters", withdrawal.MaxReasonLength)
+	}
+	return transferID, decision, reason, nil
+}

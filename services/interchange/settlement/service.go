@@ -1,0 +1,194 @@
+package settlement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/ids"
+	"github.com/zcustody/suite/services/internal/page"
+)
+
+// DefaultLease is how long a claimed transition is held by the call that claimed it before
+// a retry may resume it.
+const DefaultLease = 15 * time.Second
+
+// Store keeps settlements. Every change is one conditional update of one document: a claim
+// or a finish that finds the settlement changed is apperr.ErrConflict, a missing one
+// apperr.ErrNotFound.
+type Store interface {
+	// InsertSettlement stores s unless its company holds its request id already; it returns
+	// the settlement stored under that key and whether this call stored it.
+	InsertSettlement(ctx context.Context, s Settlement) (Settlement, bool, error)
+	SettlementByRequest(ctx context.Context, companyID, requestID string) (Settlement, error)
+	SettlementByTracking(ctx context.Context, trackingID string) (Settlement, error)
+	// Claim records p as s's pending transition if s is unchanged since read.
+	Claim(ctx context.Context, s Settlement, p Pending) (Settlement, error)
+	// Renew sets the lease of s's pending transition if its runner (the token) still holds
+	// it, and reports whether it did.
+	Renew(ctx context.Context, s Settlement, until time.Time) (bool, error)
+	// Finish ends s's pending transition as out says if its runner still holds it.
+	Finish(ctx context.Context, s Settlement, out Outcome) (Settlement, error)
+	SearchSettlements(ctx context.Context, f Filter) ([]Settlement, int64, error)
+	// StalledSettlements returns up to limit settlements whose pending transition's lease
+	// ran out before cutoff, oldest first.
+	StalledSettlements(ctx context.Context, cutoff time.Time, limit int64) ([]Settlement, error)
+}
+
+// Funds moves a settlement's money in trading's journal, one entry per step, each with the
+// deterministic id of ids.go, so a step repeated moves nothing twice.
+type Funds interface {
+	// HoldPayIn holds every payer's share into the clearing account, all or nothing; false:
+	// a payer lacks the funds (nothing held).
+	HoldPayIn(ctx context.Context, s Settlement) (bool, error)
+	// PayOut posts PAY_IN's hold and pays every payee out of the clearing account.
+	PayOut(ctx context.Context, s Settlement) error
+	// Release voids PAY_IN's hold, if one was placed.
+	Release(ctx context.Context, s Settlement) error
+	// Reverse undoes a paid-out settlement; false: a payee no longer holds its share.
+	Reverse(ctx context.Context, s Settlement) (bool, error)
+}
+
+// Wallet is what a settlement needs to know of a trading wallet.
+type Wallet struct {
+	VenueID, Status, Currency string
+}
+
+// Wallets reads trading wallets as the instructing company sees them (an id it cannot see
+// is absent from the answer).
+type Wallets interface {
+	Wallets(ctx context.Context, ids []string) (map[string]Wallet, error)
+}
+
+// Config is what the service needs besides its store and funds.
+type Config struct {
+	// Now is the clock (time.Now when nil); Lease the hold of a claim (DefaultLease when 0).
+	Now    func() time.Time
+	Lease  time.Duration
+	Logger *slog.Logger
+}
+
+// Service carries out settlements.
+type Service struct {
+	store Store
+	funds Funds
+	now   func() time.Time
+	lease time.Duration
+	log   *slog.Logger
+}
+
+// NewService returns the service.
+func NewService(store Store, funds Funds, cfg Config) *Service {
+	s := &Service{store: store, funds: funds, now: cfg.Now, lease: cfg.Lease, log: cfg.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.lease <= 0 {
+		s.lease = DefaultLease
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// NewTrackingID returns a fresh settlement tracking id, STL- plus 16 alphanumerics.
+func NewTrackingID() string { return "STL-" + ids.Random(16) }
+
+func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Create stores a parsed instruction, idempotent by the company's request id: the same
+// instruction again (by its body hash) is answered the one stored, another one under the
+// same id is 409 ER-104. Its wallets are checked, through wallets, only for a new request.
+// Racing creates may each validate, but only one settlement is stored and all get it.
+func (s *Service) Create(ctx context.Context, in Settlement, wallets Wallets) (Settlement, error) {
+	stored, err := s.store.SettlementByRequest(ctx, in.CompanyID, in.RequestID)
+	if err == nil {
+		return replay(stored, in)
+	}
+	if !errors.Is(err, apperr.ErrNotFound) {
+		return Settlement{}, err
+	}
+	if err := checkWallets(ctx, wallets, in); err != nil {
+		return Settlement{}, err
+	}
+	now := s.stamp()
+	in.TrackingID, in.Status, in.Version, in.CreatedAt, in.UpdatedAt = NewTrackingID(), StatusReceived, 1, now, now
+	in.PayInAttempt = 1
+	in.History = []Step{{To: StatusReceived, At: now}}
+	stored, inserted, err := s.store.InsertSettlement(ctx, in)
+	if err != nil || inserted {
+		return stored, err
+	}
+	return replay(stored, in)
+}
+
+// replay answers a repeated request id: the stored settlement for the same instruction.
+func replay(stored, in Settlement) (Settlement, error) {
+	if stored.BodyHash != in.BodyHash {
+		return Settlement{}, apperr.Exists("header.settlementRequestId", "header.settlementRequestId %s is already used by another instruction", in.RequestID)
+	}
+	return stored, nil
+}
+
+// checkWallets checks each leg's counterparty: an ACTIVE trading wallet the instructing
+// company may see (else ER-102, or 409 ER-113 when deactivated) at the instruction's venue,
+// in the leg's currency (else ER-108).
+func checkWallets(ctx context.Context, wallets Wallets, in Settlement) error {
+	var walletIDs []string
+	for _, l := range in.Legs {
+		if !slices.Contains(walletIDs, l.WalletID) {
+			walletIDs = append(walletIDs, l.WalletID)
+		}
+	}
+	found, err := wallets.Wallets(ctx, walletIDs)
+	if err != nil {
+		return fmt.Errorf("read trading wallets: %w", err)
+	}
+	for i, l := range in.Legs {
+		field := fmt.Sprintf("settlements[%d].counterparty.value", i)
+		w, ok := found[l.WalletID]
+		switch {
+		case !ok:
+			return apperr.NotFound(field, l.WalletID)
+		case w.VenueID != in.VenueID:
+			return apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
+		case w.Status != "ACTIVE":
+			return apperr.Precondition(apperr.CodeDeactivated, field, "%s: wallet %s is %s", field, l.WalletID, w.Status)
+		case w.Currency != l.Currency:
+			return apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("settlements[%d].currency", i),
+				"settlements[%d].currency %s: wallet %s holds %s", i, l.Currency, l.WalletID, w.Currency)
+		}
+	}
+	return nil
+}
+
+// ByRequest returns the company's settlement with the venue's request id (another
+// company's is 404 ER-102).
+func (s *Service) ByRequest(ctx context.Context, companyID, requestID string) (Settlement, error) {
+	st, err := s.store.SettlementByRequest(ctx, companyID, requestID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return Settlement{}, apperr.NotFound("settlementRequestId", requestID)
+	}
+	return st, err
+}
+
+// Filter is a validated settlement search, always scoped to CompanyID: values OR-ed within
+// a field, fields AND-ed, exact.
+type Filter struct {
+	CompanyID   string
+	RequestIDs  []string
+	TrackingIDs []string
+	Statuses    []string
+	VenueIDs    []string
+	Page        page.Page
+}
+
+// Search returns one page of the settlements matching f and the number of all matches.
+func (s *Service) Search(ctx context.Context, f Filter) ([]Settlement, int64, error) {
+	return s.store.SearchSettlements(ctx, f)
+}

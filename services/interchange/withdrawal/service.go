@@ -1,0 +1,156 @@
+package withdrawal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/zcustody/suite/services/apperr"
+)
+
+// ErrHoldBlocked is a hold whose id a DECLINE released before the hold could be placed: the
+// decision is taken.
+var ErrHoldBlocked = errors.New("withdrawal hold blocked by a decline")
+
+// Store keeps withdrawals; each change is one conditional update of one document.
+type Store interface {
+	// InsertWithdrawal stores w unless its transfer id is taken, and returns the one stored.
+	InsertWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error)
+	// Withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also another's).
+	Withdrawal(ctx context.Context, companyID, transferID string) (Withdrawal, error)
+	// Decide records the decision on a pending withdrawal unchanged since read; a changed one
+	// is apperr.ErrConflict.
+	Decide(ctx context.Context, w Withdrawal, status, reason string) (Withdrawal, error)
+	// NextHoldAttempt moves a pending withdrawal to its next hold attempt (once per attempt).
+	NextHoldAttempt(ctx context.Context, w Withdrawal) error
+	// CompleteWithdrawal records the money step of a decided withdrawal done (once).
+	CompleteWithdrawal(ctx context.Context, w Withdrawal) error
+	// StalledWithdrawals returns up to limit withdrawals decided before cutoff whose money
+	// step is not recorded done, oldest decision first.
+	StalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error)
+}
+
+// Funds moves a withdrawal's money in trading's journal, by the ids of HoldID.
+type Funds interface {
+	// Hold reserves w's amount at its current attempt; false: the wallet lacks it.
+	// ErrHoldBlocked: a DECLINE released that id first.
+	Hold(ctx context.Context, w Withdrawal) (bool, error)
+	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet.
+	Settle(ctx context.Context, w Withdrawal) error
+	// Release voids (or blocks) every hold an ACCEPT may have placed.
+	Release(ctx context.Context, w Withdrawal) error
+}
+
+// Service takes withdrawal decisions and moves their money.
+type Service struct {
+	store Store
+	funds Funds
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// NewService returns the service; now is the clock (time.Now when nil).
+func NewService(store Store, funds Funds, now func() time.Time, logger *slog.Logger) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, funds: funds, now: now, log: logger}
+}
+
+// Create stores a new pending withdrawal, or answers the one stored under its transfer id
+// when it is the same withdrawal (another one under that id is 409 ER-104).
+func (s *Service) Create(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	w.Status, w.Version, w.CreatedAt, w.UpdatedAt, w.HoldAttempt = StatusPending, 1, now, now, 1
+	stored, err := s.store.InsertWithdrawal(ctx, w)
+	if err != nil {
+		return Withdrawal{}, err
+	}
+	if !stored.SameRequest(w) {
+		return Withdrawal{}, apperr.Exists("transferId", "transferId %s is already used by another withdrawal", w.TransferID)
+	}
+	return stored, nil
+}
+
+// Confirm takes company's decision on a withdrawal (endpoint 11). The decision is taken
+// once: the same decision again is answered as the first, the other decision is 409; an
+// unknown transfer, or another company's, is 404 ER-102.
+//
+// Money moves in steps that are each idempotent and safe in any interleaving: ACCEPT holds
+// the amount in trading's journal (refused without the funds, 409, nothing recorded),
+// records the decision, then posts the hold (the amount leaves the wallet). DECLINE records
+// the decision, then voids a hold an ACCEPT may have placed. Any call that finds a decision
+// drives its step again, so a call cut short is completed by a repeat, or by the recovery
+// sweeper when nobody repeats it.
+func (s *Service) Confirm(ctx context.Context, companyID, transferID, decision, reason string) (Withdrawal, error) {
+	w, err := s.store.Withdrawal(ctx, companyID, transferID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return Withdrawal{}, apperr.NotFound("transferId", transferID)
+	}
+	if err != nil {
+		return Withdrawal{}, err
+	}
+	if Allowed(w.Status, StatusAccepted) {
+		if w, err = s.decide(ctx, w, decision, reason); err != nil {
+			return Withdrawal{}, err
+		}
+	}
+	if err := s.finish(ctx, w); err != nil {
+		return Withdrawal{}, err
+	}
+	if DecisionOf(w.Status) != decision {
+		return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "withdrawal %s is already %s", w.TransferID, w.Status)
+	}
+	return w, nil
+}
+
+// decide takes the decision on a pending withdrawal; a lost race answers the withdrawal as
+// the winner left it.
+func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason string) (Withdrawal, error) {
+	target := StatusDeclined
+	if decision == DecisionAccept {
+		target, reason = StatusAccepted, ""
+		held, err := s.funds.Hold(ctx, w)
+		if errors.Is(err, ErrHoldBlocked) {
+			return s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
+		}
+		if err != nil {
+			return Withdrawal{}, err
+		}
+		if !held {
+			if err := s.store.NextHoldAttempt(ctx, w); err != nil {
+				return Withdrawal{}, err
+			}
+			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
+		}
+	}
+	next, err := s.store.Decide(ctx, w, target, reason)
+	if !errors.Is(err, apperr.ErrConflict) {
+		return next, err
+	}
+	return s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
+}
+
+// finish drives the money step of a decided withdrawal, then records it done (once).
+// Driving it again moves nothing twice (the entry ids), so a repeated call and the sweeper,
+// or two sweepers, may all do it; a repeat still drives it, so that a hold made by an ACCEPT
+// that lost the race to a DECLINE is released by that ACCEPT's own call.
+func (s *Service) finish(ctx context.Context, w Withdrawal) error {
+	var err error
+	switch w.Status {
+	case StatusAccepted:
+		err = s.funds.Settle(ctx, w)
+	case StatusDeclined:
+		err = s.funds.Release(ctx, w)
+	default:
+		return nil
+	}
+	if err != nil || !w.CompletedAt.IsZero() {
+		return err
+	}
+	return s.store.CompleteWithdrawal(ctx, w)
+}
