@@ -31,6 +31,14 @@ var demoKeys = map[string]bool{
 	"4cf6994d12dcf5073fe322a7b6e4f3e083f784f66f878a35470d3018a96d817b": true, // deploy/local/demo/ztest-company.pub.pem
 	"cf7bf6d0908d28408a666a0b12a6ce866cf964b94d0e912d11353450077389ff": true, // deploy/local/demo/ztest-maker.pub.pem
 	"56f35fb6ca93bf33ef8853cc6a2cb269e421578c712a54014f7954f060ab8e4b": true, // deploy/local/demo/ztest-viewer.pub.pem
+	"7cd7e2273bcad99728fbb58d5a3309c5dfe94273fec96908388806606ff67e4e": true, // deploy/local/demo/zbybit-checker.pub.pem
+	"327793952683aa7d077d48371563be43b3e45354593a99d5b39f4a938b500c96": true, // deploy/local/demo/zbybit-company.pub.pem
+	"3429abbf53729026fca171a47e17860b5389c389c4ce53937d03107a736e107d": true, // deploy/local/demo/zbybit-maker.pub.pem
+	"b699a3012d0e3d718a9315e5545a92d7ccf2679703f64fff6103941ad9adfc20": true, // deploy/local/demo/zbybit-viewer.pub.pem
+	"e2453baa11416f32269f1fd33a8ccdac096981713701da49cfaf324748642388": true, // deploy/local/demo/zderibit-checker.pub.pem
+	"99cc80a601307908cce7f8c2196f5abe361d2e7193252dc250f50ccc646dc45e": true, // deploy/local/demo/zderibit-company.pub.pem
+	"1934422103beb2958124ba55f266fea9cf665502a2d410682519d1a2c242d50e": true, // deploy/local/demo/zderibit-maker.pub.pem
+	"95f914909cec170b9d618978540af38f4d76e633dba7c71d773b61e7fd3088e3": true, // deploy/local/demo/zderibit-viewer.pub.pem
 	"e8ec88f5543541385e89abfc412d32d650fd618ef85437f1040ff6a9d5e64094": true, // deploy/k8s/base/secrets/operator-public.pem
 	"850d1b31b3967bd0529ba31cd9c93c3877e6803c9f71966120b62da1cfa830d5": true, // deploy/k8s/base/secrets/principal-public.pem
 	"51a954096fa41ed9614627750fd613576d007e8365a0b9e0a7048bfeb3d7944c": true, // deploy/k8s/base/secrets/servicedesk-public.pem

@@ -33,6 +33,9 @@ type Principal struct {
 	UserEmail    string   `json:"usr,omitempty"`
 	Roles        []string `json:"rol,omitempty"`
 	Entitlements []string `json:"ent,omitempty"`
+	// VenueIDs are the trading venues the caller's company operates (DESIGN §8: the venue's
+	// side of interchange); empty for a client company.
+	VenueIDs []string `json:"ven,omitempty"`
 	// System names the internal system for KindSystem (e.g. "gateway").
 	System    string `json:"sys,omitempty"`
 	IssuedAt  int64  `json:"iat"`
@@ -41,6 +44,11 @@ type Principal struct {
 
 // HasRole reports whether the principal holds role.
 func (p Principal) HasRole(role string) bool { return slices.Contains(p.Roles, role) }
+
+// OperatesVenue reports whether the caller's company operates venue venueID.
+func (p Principal) OperatesVenue(venueID string) bool {
+	return venueID != "" && slices.Contains(p.VenueIDs, venueID)
+}
 
 // Entitled reports whether the principal may use the catalog service serviceID.
 func (p Principal) Entitled(serviceID string) bool { return slices.Contains(p.Entitlements, serviceID) }

@@ -7,6 +7,8 @@ type Company struct {
 	Active     bool
 	PublicKeys []string // PEM, RSA or Ed25519
 	DomainID   string   // UUID, as v2 approvals name the company
+	// VenueIDs are the trading venues the company operates (none for a client company).
+	VenueIDs []string
 }
 
 // User is an API user of a company.

@@ -81,15 +81,18 @@ func (w Wallet) CheckActive() error {
 // WalletFilter is a validated search of endpoint 2: values OR-ed within a field, fields
 // AND-ed, exact matches; CompanyID (the caller's company) is always applied.
 type WalletFilter struct {
-	CompanyID  string
-	IDs        []string
-	VenueIDs   []string
-	Names      []string
-	Statuses   []string
-	CompanyIDs []string
-	Currencies []string // the wallet's currency
-	CreatedBy  []string
-	Page       page.Page
+	CompanyID string
+	// OperatedVenues widens the scope to every wallet held at these venues, of any client:
+	// the venues the caller's company operates.
+	OperatedVenues []string
+	IDs            []string
+	VenueIDs       []string
+	Names          []string
+	Statuses       []string
+	CompanyIDs     []string
+	Currencies     []string // the wallet's currency
+	CreatedBy      []string
+	Page           page.Page
 }
 
 // AddressFilter is a validated search of endpoint 7, scoped like WalletFilter.

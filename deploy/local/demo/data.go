@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -12,10 +13,18 @@ import (
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 )
 
-// Demo companies.
+// Demo companies: two clients, and the operators of the two demo venues.
 const (
-	CompanyZTEST = "ZTEST"
-	CompanyZACME = "ZACME"
+	CompanyZTEST    = "ZTEST"
+	CompanyZACME    = "ZACME"
+	CompanyZBYBIT   = "ZBYBIT"   // operates the venue BYBIT
+	CompanyZDERIBIT = "ZDERIBIT" // operates the venue DERIBIT
+)
+
+// Demo venues and their operators.
+const (
+	VenueBYBIT   = "BYBIT"
+	VenueDERIBIT = "DERIBIT"
 )
 
 // UserEmail returns the demo user's e-mail, e.g. UserEmail("ztest", "maker").
@@ -51,6 +60,7 @@ func allServices() []string {
 func users() []demoUser {
 	all := allServices()
 	custodyOnly := []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0003-001"}
+	venue := []string{"0x0003-003"}
 	acme := []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
 	return []demoUser{
 		{"ztest", "maker", []string{principal.RoleMaker}, all},
@@ -61,6 +71,13 @@ func users() []demoUser {
 		{"zacme", "maker", []string{principal.RoleMaker}, acme},
 		{"zacme", "checker", []string{principal.RoleChecker}, acme},
 		{"zacme", "viewer", []string{principal.RoleViewer}, acme},
+		// The venue operators' desks: settlement instructions at their venue (0x0003-003).
+		{"zbybit", "maker", []string{principal.RoleMaker}, venue},
+		{"zbybit", "checker", []string{principal.RoleChecker}, venue},
+		{"zbybit", "viewer", []string{principal.RoleViewer}, venue},
+		{"zderibit", "maker", []string{principal.RoleMaker}, venue},
+		{"zderibit", "checker", []string{principal.RoleChecker}, venue},
+		{"zderibit", "viewer", []string{principal.RoleViewer}, venue},
 	}
 }
 
@@ -80,15 +97,21 @@ func Load(ctx context.Context, client *mongo.Client) error {
 	if err := sd.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	for _, c := range []struct{ id, name, key string }{
-		{CompanyZTEST, "Zodia Test Ltd", "ztest-company.pub.pem"},
-		{CompanyZACME, "Acme Treasury AG", "zacme-company.pub.pem"},
+	for _, c := range []struct {
+		id, name, key string
+		venues        []string
+	}{
+		{CompanyZTEST, "Zodia Test Ltd", "ztest-company.pub.pem", nil},
+		{CompanyZACME, "Acme Treasury AG", "zacme-company.pub.pem", nil},
+		{CompanyZBYBIT, "Bybit Settlement Desk", "zbybit-company.pub.pem", []string{VenueBYBIT}},
+		{CompanyZDERIBIT, "Deribit Settlement Desk", "zderibit-company.pub.pem", []string{VenueDERIBIT}},
 	} {
 		pub, err := Key(c.key)
 		if err != nil {
 			return err
 		}
-		company := servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}, DomainID: DomainID(c.id)}
+		company := servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}, DomainID: DomainID(c.id),
+			VenueIDs: c.venues}
 		if err := sd.PutCompany(ctx, company); err != nil {
 			return err
 		}
@@ -124,8 +147,5 @@ func Load(ctx context.Context, client *mongo.Client) error {
 }
 
 func companyID(short string) string {
-	if short == "ztest" {
-		return CompanyZTEST
-	}
-	return CompanyZACME
+	return strings.ToUpper(short)
 }

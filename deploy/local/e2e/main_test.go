@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,7 +81,8 @@ func run(m *testing.M) int {
 
 func companyKeys() (map[string]crypto.PrivateKey, error) {
 	keys := map[string]crypto.PrivateKey{}
-	for company, file := range map[string]string{demo.CompanyZTEST: "ztest-company.pem", demo.CompanyZACME: "zacme-company.pem"} {
+	for _, company := range []string{demo.CompanyZTEST, demo.CompanyZACME, demo.CompanyZBYBIT, demo.CompanyZDERIBIT} {
+		file := short(company) + "-company.pem"
 		pemBytes, err := demo.Key(file)
 		if err != nil {
 			return nil, err
@@ -115,12 +117,8 @@ func clientAt(baseURL, companyID, role string) *signing.Client {
 	return c
 }
 
-func short(companyID string) string {
-	if companyID == demo.CompanyZTEST {
-		return "ztest"
-	}
-	return "zacme"
-}
+// short is the demo's short name of a company (its key files and e-mails), e.g. ztest.
+func short(companyID string) string { return strings.ToLower(companyID) }
 
 // response is what a client sees of an answer.
 type response struct {

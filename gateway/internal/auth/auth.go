@@ -160,7 +160,7 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 
 func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetCallerResponse, submitter string) (principal.Principal, error) {
 	c := caller.GetCompany()
-	p := principal.Principal{Kind: principal.KindCompany, CompanyID: c.GetId(), CompanyName: c.GetName()}
+	p := principal.Principal{Kind: principal.KindCompany, CompanyID: c.GetId(), CompanyName: c.GetName(), VenueIDs: c.GetVenueIds()}
 	route, known := a.Routes.Match(r.Method, r.URL.Path)
 	if submitter == "" {
 		if known && slices.Contains(SubmitterSelectors, route.Selector) {
@@ -351,7 +351,8 @@ type issuedToken struct {
 // token returns the principal token forwarded to the services, signing a new one at most
 // every tokenReuse per principal.
 func (a *Authenticator) token(p principal.Principal) (string, error) {
-	key := strings.Join([]string{p.Kind, p.CompanyID, p.CompanyName, p.UserEmail, strings.Join(p.Roles, ","), strings.Join(p.Entitlements, ",")}, "\x00")
+	key := strings.Join([]string{p.Kind, p.CompanyID, p.CompanyName, p.UserEmail, strings.Join(p.Roles, ","), strings.Join(p.Entitlements, ","),
+		strings.Join(p.VenueIDs, ",")}, "\x00")
 	now := a.now()
 	a.tokensMu.Lock()
 	defer a.tokensMu.Unlock()

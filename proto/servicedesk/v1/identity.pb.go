@@ -244,7 +244,11 @@ type Company struct {
 	// PEM public keys (RSA or Ed25519) that sign its requests.
 	PublicKeys []string `protobuf:"bytes,4,rep,name=public_keys,json=publicKeys,proto3" json:"public_keys,omitempty"`
 	// Domain id (UUID) of the company, as v2 approvals name it.
-	DomainId      string `protobuf:"bytes,5,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
+	DomainId string `protobuf:"bytes,5,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
+	// Trading venues the company operates (e.g. BYBIT): it instructs settlements there, decides
+	// withdrawals out of trading wallets there, and reads the trading wallets held there.
+	// Empty for a client company.
+	VenueIds      []string `protobuf:"bytes,6,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +316,13 @@ func (x *Company) GetDomainId() string {
 		return x.DomainId
 	}
 	return ""
+}
+
+func (x *Company) GetVenueIds() []string {
+	if x != nil {
+		return x.VenueIds
+	}
+	return nil
 }
 
 // An API user of a company.
@@ -431,14 +442,15 @@ const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"user_email\x18\x02 \x01(\tR\tuserEmail\"p\n" +
 	"\x11GetCallerResponse\x121\n" +
 	"\acompany\x18\x01 \x01(\v2\x17.servicedesk.v1.CompanyR\acompany\x12(\n" +
-	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"\x83\x01\n" +
+	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"\xa0\x01\n" +
 	"\aCompany\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06active\x18\x03 \x01(\bR\x06active\x12\x1f\n" +
 	"\vpublic_keys\x18\x04 \x03(\tR\n" +
 	"publicKeys\x12\x1b\n" +
-	"\tdomain_id\x18\x05 \x01(\tR\bdomainId\"\xbc\x01\n" +
+	"\tdomain_id\x18\x05 \x01(\tR\bdomainId\x12\x1b\n" +
+	"\tvenue_ids\x18\x06 \x03(\tR\bvenueIds\"\xbc\x01\n" +
 	"\x04User\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1d\n" +
 	"\n" +

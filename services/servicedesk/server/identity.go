@@ -41,7 +41,8 @@ func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRe
 	if err != nil {
 		return nil, err
 	}
-	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys, DomainId: c.DomainID}}
+	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys, DomainId: c.DomainID,
+		VenueIds: c.VenueIDs}}
 	if req.GetUserEmail() == "" {
 		return resp, nil
 	}

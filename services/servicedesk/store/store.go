@@ -56,6 +56,7 @@ type companyDoc struct {
 	Active     bool     `bson:"active"`
 	PublicKeys []string `bson:"publicKeys"`
 	DomainID   string   `bson:"domainId"`
+	VenueIDs   []string `bson:"venueIds,omitempty"`
 }
 
 type userDoc struct {

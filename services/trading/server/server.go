@@ -42,7 +42,8 @@ func companyOf(ctx context.Context) (string, error) {
 	return p.CompanyID, nil
 }
 
-// SearchWallets serves endpoint 2: the caller's company's trading wallets.
+// SearchWallets serves endpoint 2: the caller's company's trading wallets, and for a venue
+// operator also every client's wallets held at its venues.
 func (s *Server) SearchWallets(ctx context.Context, req *tradingv1.SearchWalletsRequest) (*tradingv1.SearchWalletsResponse, error) {
 	company, err := companyOf(ctx)
 	if err != nil {
@@ -51,6 +52,9 @@ func (s *Server) SearchWallets(ctx context.Context, req *tradingv1.SearchWallets
 	f, err := walletFilter(company, req)
 	if err != nil {
 		return nil, err
+	}
+	if p, _ := principal.FromContext(ctx); p.Kind != principal.KindSystem {
+		f.OperatedVenues = p.VenueIDs
 	}
 	wallets, total, err := s.store.SearchWallets(ctx, f)
 	if err != nil {

@@ -46,6 +46,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		colWallets: {
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
+			// A venue operator's searches: the wallets held at its venues (an $or branch).
+			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
 		},
 		colAddresses: {
 			// One address per wallet and currency: what makes address generation idempotent.

@@ -141,10 +141,20 @@ func (s *Store) Deactivate(ctx context.Context, w trading.Wallet, requestID stri
 	return doc.wallet()
 }
 
+// walletScope is the wallets a caller may see: its company's, and those held at the venues
+// it operates.
+func walletScope(companyID string, venues []string) bson.D {
+	own := bson.D{{Key: "companyId", Value: companyID}}
+	if len(venues) == 0 {
+		return own
+	}
+	return bson.D{{Key: "$or", Value: bson.A{own, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: venues}}}}}}}
+}
+
 // SearchWallets returns one page of the company's wallets matching f and the number of all
 // matches: one find and one count.
 func (s *Store) SearchWallets(ctx context.Context, f trading.WalletFilter) ([]trading.Wallet, int64, error) {
-	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	and := bson.A{walletScope(f.CompanyID, f.OperatedVenues)}
 	and = mongodb.AppendIn(and, "_id", f.IDs)
 	and = mongodb.AppendIn(and, "venueId", f.VenueIDs)
 	and = mongodb.AppendIn(and, "name", f.Names)
