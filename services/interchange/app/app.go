@@ -106,20 +106,20 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	parts, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
+	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
 		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
 		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses})
 	if err != nil {
 		return err
 	}
-	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, parts.Server)
-	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, parts.Server.Engine())
+	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, wired.Server)
+	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, addresses.Plugin())
 	// The sweeper stops with the server, also when the server ends on an error.
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, parts.Sweeper(cfg.RecoveryGrace)) })
+	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace)) })
 	return deps.Run(ctx)
 }

@@ -32,15 +32,18 @@ type Parts struct {
 	Lease     time.Duration
 	Rules     settlement.Rules
 	Addresses server.Addresses
+}
 
-	// Server is the wired gRPC server (set by Wire).
+// Wired is the settlement and withdrawal side put together.
+type Wired struct {
+	// Server serves InterchangeService, and through Engine the settlement engine's API.
 	Server      *server.Server
 	settlements *settlement.Service
 	withdrawals *withdrawal.Service
 }
 
-// Wire creates the store's indexes and the services, and returns p with its Server.
-func Wire(ctx context.Context, p Parts) (Parts, error) {
+// Wire creates the store's indexes and the services over p.
+func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	if p.Logger == nil {
 		p.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -52,21 +55,23 @@ func Wire(ctx context.Context, p Parts) (Parts, error) {
 	}
 	st := store.New(p.DB, p.Now)
 	if err := st.EnsureIndexes(ctx); err != nil {
-		return Parts{}, err
+		return nil, err
 	}
-	p.settlements = settlement.NewService(st, funds.NewSettlements(p.Ledger, p.Signer), settlement.Config{Now: p.Now, Lease: p.Lease, Logger: p.Logger})
-	p.withdrawals = withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, p.Signer), p.Now, p.Logger)
-	p.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: p.settlements, Withdrawals: p.withdrawals,
+	w := &Wired{
+		settlements: settlement.NewService(st, funds.NewSettlements(p.Ledger, p.Signer), settlement.Config{Now: p.Now, Lease: p.Lease, Logger: p.Logger}),
+		withdrawals: withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, p.Signer), p.Now, p.Logger),
+	}
+	w.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: w.settlements, Withdrawals: w.withdrawals,
 		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules})
-	return p, nil
+	return w, nil
 }
 
 // Sweeper returns one recovery sweep: it completes the money steps cut short that nobody
 // asks for again (a decided withdrawal's, a settlement transition's whose lease ran out more
 // than grace ago).
-func (p Parts) Sweeper(grace time.Duration) func(context.Context) {
+func (w *Wired) Sweeper(grace time.Duration) func(context.Context) {
 	return func(ctx context.Context) {
-		p.withdrawals.Recover(ctx, grace)
-		p.settlements.Recover(ctx, grace)
+		w.withdrawals.Recover(ctx, grace)
+		w.settlements.Recover(ctx, grace)
 	}
 }

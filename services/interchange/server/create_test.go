@@ -102,6 +102,10 @@ func TestCreateChecksWallets(t *testing.T) {
 		_, err = f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: venueReq})
 		t.Run(tt.name+" instructed by the engine", func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
 	}
+	// The operator of BYBIT sees its clients' wallets there, but until it instructs for
+	// them (issue 18), its instruction names its own wallets only.
+	_, err := f.svc.CreateSettlement(f.operatorCtx("ZBYBIT", venue), instruction("OP-1", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1")}))
+	t.Run("a client's wallet named by its venue's operator", func(t *testing.T) { wantAppErr(t, err, "ER-102", "settlements[0].counterparty.value") })
 }
 
 // TestPayablesComeFromTheVenueSide: a company's own instruction (endpoint 3) holding a

@@ -51,7 +51,7 @@ func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.Inst
 		return nil, err
 	}
 	company := req.GetCompanyId()
-	if err := checkID("companyId", company, companyPattern); err != nil {
+	if err := checkID("companyId", company, codePattern); err != nil {
 		return nil, err
 	}
 	wallets, err := e.srv.walletsFor(company)

@@ -154,7 +154,7 @@ func (l *ledger) reconciled(t *testing.T) {
 
 type fixture struct {
 	svc    *server.Server
-	parts  app.Parts
+	wired  *app.Wired
 	engine interchangev1.SettlementEngineServiceServer
 	ledger *ledger
 	clock  *clock
@@ -276,12 +276,14 @@ func newFixture(t *testing.T, options ...func(*app.Parts)) fixture {
 	for _, o := range options {
 		o(&parts)
 	}
-	parts, err := app.Wire(context.Background(), parts)
+	wired, err := app.Wire(context.Background(), parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := parts.Server
-	return fixture{svc: svc, parts: parts, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
+	// Every test here ends with trading's journal reconciled, whatever it left pending.
+	t.Cleanup(func() { l.reconciled(t) })
+	svc := wired.Server
+	return fixture{svc: svc, wired: wired, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
 }
 
 // sweeper is one recovery sweep of interchange's sweeper (withdrawals, then settlements).
@@ -291,12 +293,21 @@ type sweeper func(context.Context)
 func (s sweeper) Once(ctx context.Context) { s(ctx) }
 
 // sweeper returns the sweep that leaves a cut-short step grace to its caller.
-func (f fixture) sweeper(grace time.Duration) sweeper { return sweeper(f.parts.Sweeper(grace)) }
+func (f fixture) sweeper(grace time.Duration) sweeper { return sweeper(f.wired.Sweeper(grace)) }
 
 // companyCtx is a company-level call of companyID, as the gateway forwards it: the
 // principal, and its token in the incoming metadata (interchange forwards it to trading).
 func (f fixture) companyCtx(companyID string) context.Context {
-	p := principal.Principal{Kind: principal.KindCompany, CompanyID: companyID}
+	return f.callerCtx(principal.Principal{Kind: principal.KindCompany, CompanyID: companyID})
+}
+
+// operatorCtx is a company-level call of a company that operates venues.
+func (f fixture) operatorCtx(companyID string, venues ...string) context.Context {
+	return f.callerCtx(principal.Principal{Kind: principal.KindCompany, CompanyID: companyID, VenueIDs: venues})
+}
+
+// callerCtx is a call of p as the gateway forwards it.
+func (f fixture) callerCtx(p principal.Principal) context.Context {
 	token, err := f.keys.gateway.Sign(p)
 	if err != nil {
 		panic(err)

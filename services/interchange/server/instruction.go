@@ -17,7 +17,8 @@ import (
 )
 
 var (
-	venuePattern     = regexp.MustCompile(`^[A-Z0-9_-]+$`)
+	// codePattern is a venue's or a company's identifier, e.g. BYBIT, ZTEST.
+	codePattern      = regexp.MustCompile(`^[A-Z0-9_-]+$`)
 	requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 )
 
@@ -63,7 +64,7 @@ func ParseInstruction(companyID string, req *interchangev1.CreateSettlementReque
 }
 
 func checkHeader(h *interchangev1.SettlementHeader) error {
-	if err := checkID("header.venueId", h.GetVenueId(), venuePattern); err != nil {
+	if err := checkID("header.venueId", h.GetVenueId(), codePattern); err != nil {
 		return err
 	}
 	if err := checkID("header.settlementRequestId", h.GetSettlementRequestId(), requestIDPattern); err != nil {
@@ -83,15 +84,25 @@ func checkHeader(h *interchangev1.SettlementHeader) error {
 	return nil
 }
 
-// checkID checks a mandatory identifier: present, at most settlement.MaxIDLength, matching pattern.
+// checkID checks a mandatory identifier: present, at most MaxIDLength, matching pattern.
 func checkID(field, v string, pattern *regexp.Regexp) error {
+	if err := checkLength(field, v); err != nil {
+		return err
+	}
+	if !pattern.MatchString(v) {
+		return apperr.Invalid(apperr.CodeFormat, field, "%s must match %s, got %q", field, pattern, v)
+	}
+	return nil
+}
+
+// checkLength checks an identifier a caller names to look something up: present and at
+// most MaxIDLength (nothing longer is ever stored).
+func checkLength(field, v string) error {
 	switch {
 	case v == "":
 		return apperr.Missing(field)
 	case len(v) > settlement.MaxIDLength:
 		return apperr.Invalid(apperr.CodeLength, field, "%s must be at most %d characters", field, settlement.MaxIDLength)
-	case !pattern.MatchString(v):
-		return apperr.Invalid(apperr.CodeFormat, field, "%s must match %s, got %q", field, pattern, v)
 	}
 	return nil
 }

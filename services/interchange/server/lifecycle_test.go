@@ -129,7 +129,6 @@ func TestStateMachine(t *testing.T) {
 			}
 		}
 	}
-	f.ledger.reconciled(t)
 }
 
 // TestFullSettlementConservesFunds: PAY_IN holds the client's receivable and the venue's
@@ -163,7 +162,6 @@ func TestFullSettlementConservesFunds(t *testing.T) {
 	if err != nil || resp.GetStatus() != settlement.StatusComplete || resp.GetErrors() != nil {
 		t.Errorf("status = %v, %v; want COMPLETE without errors", resp, err)
 	}
-	f.ledger.reconciled(t)
 }
 
 // TestAwaitingFundsHoldsNothing: PAY_IN is all or nothing: a payer short of funds leaves
@@ -200,7 +198,6 @@ func TestAwaitingFundsHoldsNothing(t *testing.T) {
 	if err != nil || resp.GetErrors().GetMessage() != "test" || resp.GetErrors().GetCode() != "ER-409" {
 		t.Errorf("status of a failed settlement = %v, %v; want its reason in errors", resp, err)
 	}
-	f.ledger.reconciled(t)
 }
 
 func TestAwaitingFundsThenFunded(t *testing.T) {
@@ -221,7 +218,6 @@ func TestAwaitingFundsThenFunded(t *testing.T) {
 	}
 	f.walk(t, id, settlement.StatusPayOut)
 	f.wantBalances(t, "after PAY_OUT", map[string][3]string{btcWallet + " BTC": {"0.5", "0.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"}})
-	f.ledger.reconciled(t)
 }
 
 // TestPayInNeedsEveryPayer: the venue's payout is held at PAY_IN like a client's
@@ -242,7 +238,6 @@ func TestPayInNeedsEveryPayer(t *testing.T) {
 		btcWallet + " BTC": {"0.5", "0.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"},
 		ethWallet + " ETH": {"20", "20", "0"}, venueETH + " ETH": zero,
 	})
-	f.ledger.reconciled(t)
 }
 
 func TestRacingTransitionsOneWins(t *testing.T) {
@@ -279,7 +274,6 @@ func TestRacingTransitionsOneWins(t *testing.T) {
 	if got != [3]string{"98.5", "100", "1.5"} && got != [3]string{"100", "100", "0"} {
 		t.Errorf("client BTC = %v, want held once or not at all", got)
 	}
-	f.ledger.reconciled(t)
 }
 
 // TestResume: a transition cut short is resumed by the same transition asked again; while
@@ -322,7 +316,6 @@ func TestResume(t *testing.T) {
 		t.Errorf("nested calls %v, want %v", nested, want)
 	}
 	f.wantBalances(t, "after two pay-ins", map[string][3]string{btcWallet + " BTC": {"97", "100", "3"}, venueETH + " ETH": {"960", "1000", "40"}})
-	f.ledger.reconciled(t)
 }
 
 // failOnce fails the first call that carries entry with err.

@@ -48,7 +48,6 @@ func TestNetCannotDrainTheVenue(t *testing.T) {
 	f.wantBalances(t, "after the pay-in of an empty wallet", untouched)
 	f.mustAdvance(t, id, settlement.StatusFailed, settlement.StatusFailed)
 	f.wantBalances(t, "after FAILED", untouched)
-	f.ledger.reconciled(t)
 }
 
 // TestManyTinyLegsRenewTheLease: 150 legs of one satoshi on one wallet settle end to end
@@ -96,7 +95,6 @@ func TestManyTinyLegsRenewTheLease(t *testing.T) {
 		btcWallet + " BTC": {"0.9999985", "0.9999985", "0"}, venueBTC + " BTC": {"0.0000015", "0.0000015", "0"},
 		"clearing:" + id + " BTC": zero,
 	})
-	f.ledger.reconciled(t)
 }
 
 // TestFailedReleasesTheHoldOnce: FAILED after PAY_IN gives every payer back exactly what
@@ -132,7 +130,6 @@ func TestFailedReleasesTheHoldOnce(t *testing.T) {
 		}
 	}
 	f.wantBalances(t, "after every retry", released)
-	f.ledger.reconciled(t)
 }
 
 // TestFailedAfterPayOutReverses: FAILED after PAY_OUT takes the payments back by a new
@@ -172,7 +169,6 @@ func TestFailedAfterPayOutReverses(t *testing.T) {
 		t.Errorf("FAILED again = %v, want FailedPrecondition", err)
 	}
 	f.wantBalances(t, "after FAILED again", reversed)
-	f.ledger.reconciled(t)
 }
 
 // TestNettedSettlementClearsToZero: with a net, each wallet's legs net to one amount; one
@@ -219,7 +215,6 @@ func TestNettedSettlementClearsToZero(t *testing.T) {
 			f.walk(t, id, settlement.StatusPayOut, settlement.StatusComplete)
 			tt.settled[clearing] = zero
 			f.wantBalances(t, "after COMPLETE", tt.settled)
-			f.ledger.reconciled(t)
 		})
 	}
 }
@@ -264,5 +259,4 @@ func TestOvertakenPayInLeavesNoStrayHold(t *testing.T) {
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"2", "2", "0"} {
 		t.Errorf("client BTC after FAILED = %v, want nothing held", got)
 	}
-	f.ledger.reconciled(t)
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,6 @@ func TestSettlementRecord(t *testing.T) {
 	if _, err := f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("status without an id: %v, want InvalidArgument", err)
 	}
+	_, err = f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: strings.Repeat("R", 65)})
+	wantAppErr(t, err, "ER-103", "settlementRequestId")
 }

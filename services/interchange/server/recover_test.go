@@ -112,7 +112,6 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 			if warns := f.logs.matching(`"level":"WARN"`); len(warns) > 0 {
 				t.Errorf("warnings: %v", warns)
 			}
-			f.ledger.reconciled(t)
 		})
 	}
 }
@@ -176,7 +175,6 @@ func TestSweeperResumesSettlement(t *testing.T) {
 		t.Errorf("recovery log lines naming %s: %v, want one", id, lines)
 	}
 	f.walk(t, id, settlement.StatusPayOut)
-	f.ledger.reconciled(t)
 }
 
 // TestRacingSweepers: the sweepers of several replicas running at once recover each cut-short
@@ -221,7 +219,6 @@ func TestRacingSweepers(t *testing.T) {
 		t.Errorf("warnings: %s", strings.Join(warns, ""))
 	}
 	t.Logf("claims lost to another sweeper: %d", len(f.logs.matching(`"settlement resumed by another"`)))
-	f.ledger.reconciled(t)
 }
 
 // TestStaleSweepLosesItsClaim: a sweeper whose batch went stale (another replica finished a
@@ -252,7 +249,6 @@ func TestStaleSweepLosesItsClaim(t *testing.T) {
 	if warns := f.logs.matching(`"level":"WARN"`); len(warns) > 0 {
 		t.Errorf("warnings: %s", strings.Join(warns, ""))
 	}
-	f.ledger.reconciled(t)
 }
 
 // TestSweeperLeavesPutWithdrawals: withdrawals put as a whole already decided (demo data)
@@ -274,5 +270,4 @@ func TestSweeperLeavesPutWithdrawals(t *testing.T) {
 	if got, ids := f.ledger.get(t, btcWallet, "BTC"), sent.take(); got != [3]string{"1", "1", "0"} || len(ids) > 0 {
 		t.Errorf("after a sweep: client BTC %v, entries %v; want untouched", got, ids)
 	}
-	f.ledger.reconciled(t)
 }

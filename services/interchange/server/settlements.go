@@ -46,8 +46,8 @@ func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.Get
 	if err != nil {
 		return nil, err
 	}
-	if req.GetSettlementRequestId() == "" {
-		return nil, apperr.Missing("settlementRequestId")
+	if err := checkLength("settlementRequestId", req.GetSettlementRequestId()); err != nil {
+		return nil, err
 	}
 	st, err := s.deps.Settlements.ByRequest(ctx, company, req.GetSettlementRequestId())
 	if err != nil {

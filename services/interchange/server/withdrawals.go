@@ -30,10 +30,7 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 	return &interchangev1.ConfirmWithdrawalResponse{TransferId: w.TransferID}, nil
 }
 
-var (
-	companyPattern      = regexp.MustCompile(`^[A-Z0-9_-]+$`)
-	tradingWalletSuffix = regexp.MustCompile(`^-TW-[A-Z0-9]{10}$`)
-)
+var tradingWalletSuffix = regexp.MustCompile(`^-TW-[A-Z0-9]{10}$`)
 
 // ParseWithdrawal validates CreateWithdrawal: a transfer id, the company and one of its
 // trading wallet ids (<COMPANY>-TW-<10>), a supported currency, a positive canonical amount
@@ -45,7 +42,7 @@ func ParseWithdrawal(req *interchangev1.CreateWithdrawalRequest) (withdrawal.Wit
 	if err := checkID("transferId", w.TransferID, requestIDPattern); err != nil {
 		return withdrawal.Withdrawal{}, err
 	}
-	if err := checkID("companyId", w.CompanyID, companyPattern); err != nil {
+	if err := checkID("companyId", w.CompanyID, codePattern); err != nil {
 		return withdrawal.Withdrawal{}, err
 	}
 	if w.WalletID == "" {
@@ -97,9 +94,10 @@ func currenciesOf(code string) []ledger.Currency {
 // parseDecision validates endpoint 11's body.
 func parseDecision(req *interchangev1.ConfirmWithdrawalRequest) (transferID, decision, reason string, err error) {
 	transferID, decision, reason = req.GetTransferId(), req.GetWithdrawalConfirmation(), req.GetReason()
+	if err := checkLength("transferId", transferID); err != nil {
+		return "", "", "", err
+	}
 	switch {
-	case transferID == "":
-		return "", "", "", apperr.Missing("transferId")
 	case decision == "":
 		return "", "", "", apperr.Missing("withdrawalConfirmation")
 	case decision != withdrawal.DecisionAccept && decision != withdrawal.DecisionDecline:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/zcustody/suite/services/apperr"
@@ -55,11 +54,11 @@ type Funds interface {
 
 // Wallet is what a settlement needs to know of a trading wallet.
 type Wallet struct {
-	VenueID, Status, Currency string
+	CompanyID, VenueID, Status, Currency string
 }
 
 // Wallets reads trading wallets as the instructing company sees them (an id it cannot see
-// is absent from the answer).
+// is absent from the answer; a venue operator also sees its clients' wallets).
 type Wallets interface {
 	Wallets(ctx context.Context, ids []string) (map[string]Wallet, error)
 }
@@ -135,13 +134,16 @@ func replay(stored, in Settlement) (Settlement, error) {
 	return stored, nil
 }
 
-// checkWallets checks each leg's counterparty: an ACTIVE trading wallet the instructing
-// company may see (else ER-102, or 409 ER-113 when deactivated) at the instruction's venue,
-// in the leg's currency (else ER-108).
+// checkWallets checks each leg's counterparty: an ACTIVE trading wallet of the instructing
+// company (else ER-102, also for a client's wallet a venue operator can see: its shares name
+// the instructing company), at the instruction's venue, in the leg's currency (else ER-108);
+// a deactivated one is 409 ER-113.
 func checkWallets(ctx context.Context, wallets Wallets, in Settlement) error {
-	var walletIDs []string
+	seen := make(map[string]bool, len(in.Legs))
+	walletIDs := make([]string, 0, len(in.Legs))
 	for _, l := range in.Legs {
-		if !slices.Contains(walletIDs, l.WalletID) {
+		if !seen[l.WalletID] {
+			seen[l.WalletID] = true
 			walletIDs = append(walletIDs, l.WalletID)
 		}
 	}
@@ -153,7 +155,7 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) error {
 		field := fmt.Sprintf("settlements[%d].counterparty.value", i)
 		w, ok := found[l.WalletID]
 		switch {
-		case !ok:
+		case !ok || w.CompanyID != in.CompanyID:
 			return apperr.NotFound(field, l.WalletID)
 		case w.VenueID != in.VenueID:
 			return apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)

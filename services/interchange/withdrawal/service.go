@@ -94,7 +94,7 @@ func (s *Service) Confirm(ctx context.Context, companyID, transferID, decision, 
 	if err != nil {
 		return Withdrawal{}, err
 	}
-	if Allowed(w.Status, StatusAccepted) {
+	if Allowed(w.Status, statusOf(decision)) {
 		if w, err = s.decide(ctx, w, decision, reason); err != nil {
 			return Withdrawal{}, err
 		}
@@ -111,9 +111,9 @@ func (s *Service) Confirm(ctx context.Context, companyID, transferID, decision, 
 // decide takes the decision on a pending withdrawal; a lost race answers the withdrawal as
 // the winner left it.
 func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason string) (Withdrawal, error) {
-	target := StatusDeclined
-	if decision == DecisionAccept {
-		target, reason = StatusAccepted, ""
+	target := statusOf(decision)
+	if target == StatusAccepted {
+		reason = ""
 		held, err := s.funds.Hold(ctx, w)
 		if errors.Is(err, ErrHoldBlocked) {
 			return s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)

@@ -64,6 +64,14 @@ func (w Withdrawal) SameRequest(o Withdrawal) bool {
 		w.DestinationAddress == o.DestinationAddress
 }
 
+// statusOf is the status a decision leads to.
+func statusOf(decision string) string {
+	if decision == DecisionAccept {
+		return StatusAccepted
+	}
+	return StatusDeclined
+}
+
 // DecisionOf is the decision that led to a status ("" while pending).
 func DecisionOf(status string) string {
 	switch status {
