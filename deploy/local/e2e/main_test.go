@@ -21,10 +21,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
 	"github.com/zcustody/suite/gateway/signing"
+	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/principal"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -68,6 +72,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	if err := journalReconciles(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: after every test:", err)
+		code = 1
+	}
 	if err := env.stack.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stop stack:", err)
 		return 1
@@ -268,4 +276,33 @@ func golden(t *testing.T, name string, got []byte) {
 	if diff := cmp.Diff(string(want), string(pretty)); diff != "" {
 		t.Errorf("%s mismatch (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
 	}
+}
+
+// journalReconciles asks trading, as the settlement engine, to reconcile its journal once
+// every test has ended: whatever moved money, through any endpoint, the books must agree.
+func journalReconciles() error {
+	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", "settlement-engine.pem"))
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(env.stack.Services["trading"], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ctx, err = principal.NewSigner("settlement-engine", key, time.Minute).OutgoingContext(ctx,
+		principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"})
+	if err != nil {
+		return err
+	}
+	resp, err := tradingv1.NewTradingLedgerServiceClient(conn).Reconcile(ctx, &tradingv1.ReconcileRequest{})
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	if v := resp.GetViolations(); len(v) > 0 {
+		return fmt.Errorf("trading's journal does not reconcile:\n%s", strings.Join(v, "\n"))
+	}
+	return nil
 }
