@@ -51,9 +51,11 @@ const (
 	moneyDefaultN = 40
 	// moneyWorkers run the plan concurrently.
 	moneyWorkers = 4
+	// moneyCallLimit bounds one call of the plan, as the stack's gateway bounds a request.
+	moneyCallLimit = 15 * time.Second
 	// moneyStepLimit bounds one step of the plan (a transition, a decision, a deposit): long
 	// enough to wait out a kill, a restart and a dead process's lease.
-	moneyStepLimit = 30 * time.Second
+	moneyStepLimit = 2 * moneyCallLimit
 	// moneyFinalLimit bounds each wait of the final phase.
 	moneyFinalLimit = 30 * time.Second
 
@@ -745,7 +747,7 @@ func (r *moneyRun) create(st *moneySettlement) bool {
 				return false
 			}
 		} else {
-			ctx, cancel := context.WithTimeout(r.sign(), 15*time.Second)
+			ctx, cancel := context.WithTimeout(r.sign(), moneyCallLimit)
 			resp, err := r.engine.client.InstructSettlement(ctx, &interchangev1.InstructSettlementRequest{CompanyId: demo.CompanyZTEST, Instruction: st.instr})
 			cancel()
 			if err == nil {
@@ -923,7 +925,7 @@ func (r *moneyRun) createWithdrawal(w *moneyWithdrawal) bool {
 	address := map[string]string{"BTC": "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "ETH": "0x52908400098527886e0f7030069857d2e4169ee7"}[w.wallet.currency]
 	deadline := time.Now().Add(moneyStepLimit)
 	for retries := 0; ; retries++ {
-		ctx, cancel := context.WithTimeout(r.sign(), 15*time.Second)
+		ctx, cancel := context.WithTimeout(r.sign(), moneyCallLimit)
 		_, err := r.engine.client.CreateWithdrawal(ctx, &interchangev1.CreateWithdrawalRequest{TransferId: w.transferID, CompanyId: demo.CompanyZTEST,
 			WalletId: w.wallet.id, Currency: w.wallet.currency, Amount: moneyString(w.amount), DestinationAddress: address})
 		cancel()
@@ -1004,7 +1006,7 @@ func (r *moneyRun) deposit(w *moneyWallet, a *big.Rat) {
 
 func (r *moneyRun) tryDeposit(d moneyDeposit, deadline time.Time) bool {
 	for retries := 0; ; retries++ {
-		ctx, cancel := context.WithTimeout(r.sign(), 15*time.Second)
+		ctx, cancel := context.WithTimeout(r.sign(), moneyCallLimit)
 		_, err := r.ledger.RecordDeposit(ctx, &tradingv1.RecordDepositRequest{DepositId: d.id, CompanyId: d.wallet.company,
 			WalletId: d.wallet.id, Currency: d.wallet.currency, Amount: moneyString(d.amount)})
 		cancel()
