@@ -45,6 +45,9 @@ type Service struct {
 	NeedsChecker bool
 	// Expiry is how long a request may wait for confirmation and authorisation.
 	Expiry time.Duration
+	// VenueOnly marks a service offered to venue operators only (a company with venueIds):
+	// the settlement instruction is the venue's (DESIGN.md §8).
+	VenueOnly bool
 }
 
 // ProductHex renders a product id the way service ids carry it: 19 → "0x0013".
@@ -74,7 +77,7 @@ func Catalog() []Service {
 			Description: "Trading Wallet", Owner: "trading", NeedsChecker: true, Expiry: 7 * day,
 			Template: `{"walletId":["string"]}`},
 		{ID: "0x0003-003", Product: ProductTrading, ProductID: 0x0003, Name: "Settlement Instruction", RequestType: RequestCreate,
-			Description: "Settlement instruction from a trading wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day,
+			Description: "Settlement instruction from a trading wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day, VenueOnly: true,
 			Template: `{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"]}`},
 		{ID: "0x0007-004", Product: ProductNetwork, ProductID: 0x0007, Name: "Beneficiary Management", RequestType: RequestCreate,
 			Description: "Beneficiary", Owner: "compliance", NeedsChecker: false, Expiry: 7 * day,
@@ -109,6 +112,7 @@ func Catalog() []Service {
 // CatalogFilter is a validated catalog query: values OR-ed within a field, fields AND-ed.
 type CatalogFilter struct {
 	Entitled     []string // service ids the caller may see; always applied
+	Venue        bool     // the caller operates a venue; without it venue-only services are left out
 	Products     []string
 	ProductIDs   []int32
 	ServiceIDs   []string

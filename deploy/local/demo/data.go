@@ -49,19 +49,22 @@ type demoUser struct {
 	entitlements  []string
 }
 
-func allServices() []string {
+// clientServices are the catalog's services for a client company: all but the venue operators'.
+func clientServices() []string {
 	var ids []string
 	for _, s := range servicedesk.Catalog() {
-		ids = append(ids, s.ID)
+		if !s.VenueOnly {
+			ids = append(ids, s.ID)
+		}
 	}
 	return ids
 }
 
 func users() []demoUser {
-	all := allServices()
+	all := clientServices()
 	custodyOnly := []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0003-001"}
 	venue := []string{"0x0003-003"}
-	acme := []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
+	acme := []string{"0x0003-001", "0x0003-002", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
 	return []demoUser{
 		{"ztest", "maker", []string{principal.RoleMaker}, all},
 		{"ztest", "checker", []string{principal.RoleChecker}, all},

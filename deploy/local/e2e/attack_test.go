@@ -110,7 +110,7 @@ func TestOtherCompanysIDs(t *testing.T) {
 	ztestRequest := create(t, demo.CompanyZTEST, maker, createBody(t, "0x0013-001", custodyWalletPayload("Theirs"))).RequestID
 	venue := newVenueFixture(t, "1", "1", "1", "1")
 	settlementID := "theirs-" + uuid.NewString()[:8]
-	createSettlement(t, instructionBody(settlementID, venue.venue, []map[string]any{legOf(venue.btc, "BTC", "BTC", "0.1")}))
+	venue.createSettlement(t, instructionBody(settlementID, venue.venue, []map[string]any{legOf(venue.btc, "BTC", "BTC", "0.1")}))
 	tests := []struct {
 		name, role, method, path, body string
 	}{
@@ -132,8 +132,8 @@ func TestOtherCompanysIDs(t *testing.T) {
 			wantError(t, do(t, newClient(demo.CompanyZACME, tt.role), tt.method, tt.path, body), http.StatusNotFound, "ER-102")
 		})
 	}
-	if r := settlementStatus(t, demo.CompanyZTEST, settlementID); r.status != http.StatusOK || !strings.Contains(string(r.body), "SETTLEMENT_RECEIVED") {
-		t.Errorf("ZTEST's settlement after ZACME's attempts: %d %s", r.status, r.body)
+	if r := settlementStatus(t, venue.operatorClient(company), settlementID); r.status != http.StatusOK || !strings.Contains(string(r.body), "SETTLEMENT_RECEIVED") {
+		t.Errorf("the venue's settlement after ZACME's attempts: %d %s", r.status, r.body)
 	}
 	if s := requestStatus(t, demo.CompanyZTEST, ztestRequest); s != "PENDING CONFIRMATION" {
 		t.Errorf("ZTEST's request is %s after ZACME's attempts, want PENDING CONFIRMATION", s)

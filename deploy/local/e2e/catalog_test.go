@@ -32,11 +32,12 @@ type catalog struct {
 
 // Service ids of the demo catalog, by group.
 var (
-	allServices = []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0007-004", "0x0007-005", "0x0007-006",
+	// clientServices are the twelve but the venue operators' settlement instruction.
+	clientServices = []string{"0x0003-001", "0x0003-002", "0x0007-004", "0x0007-005", "0x0007-006",
 		"0x0007-007", "0x0007-008", "0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}
 	custodyWallet = []string{"0x0013-001", "0x0013-002", "0x0013-003"}
 	ztestViewer   = []string{"0x0003-001", "0x0013-001", "0x0013-002", "0x0013-003"}
-	zacmeServices = []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
+	zacmeServices = []string{"0x0003-001", "0x0003-002", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
 )
 
 // listProducts calls endpoint 6 and returns the items; it fails unless the answer is a 200
@@ -69,10 +70,12 @@ func TestCatalogFilters(t *testing.T) {
 		give    string
 		want    []string
 	}{
-		{"ztest maker sees all twelve", demo.CompanyZTEST, maker, `{}`, allServices},
-		{"no body is no filter", demo.CompanyZTEST, maker, ``, allServices},
-		{"empty filter arrays are no constraint", demo.CompanyZTEST, maker, `{"products":[],"productIds":[],"serviceIds":[],"serviceNames":[],"requestTypes":[]}`, allServices},
-		{"ztest checker sees all twelve", demo.CompanyZTEST, checker, `{}`, allServices},
+		{"ztest maker sees the eleven of a client", demo.CompanyZTEST, maker, `{}`, clientServices},
+		{"no body is no filter", demo.CompanyZTEST, maker, ``, clientServices},
+		{"empty filter arrays are no constraint", demo.CompanyZTEST, maker, `{"products":[],"productIds":[],"serviceIds":[],"serviceNames":[],"requestTypes":[]}`, clientServices},
+		{"ztest checker sees the eleven of a client", demo.CompanyZTEST, checker, `{}`, clientServices},
+		{"a venue operator's maker sees the settlement instruction", demo.CompanyZBYBIT, maker, `{}`, []string{"0x0003-003"}},
+		{"a venue operator's checker too", demo.CompanyZBYBIT, checker, `{"products":["TRADING"]}`, []string{"0x0003-003"}},
 		{"ztest viewer sees its four", demo.CompanyZTEST, viewer, `{}`, ztestViewer},
 		{"zacme maker sees its eight", demo.CompanyZACME, maker, `{}`, zacmeServices},
 		{"zacme has no custody product", demo.CompanyZACME, maker, `{"products":["CUSTODY"]}`, nil},
@@ -84,7 +87,7 @@ func TestCatalogFilters(t *testing.T) {
 		{"products or-ed", demo.CompanyZTEST, maker, `{"products":["TRADING","NETWORK_MGMT"]}`, zacmeServices},
 		{"productIds hexadecimal", demo.CompanyZTEST, maker, `{"productIds":["0x0013"]}`, custodyWallet},
 		{"productIds decimal", demo.CompanyZTEST, maker, `{"productIds":["19"]}`, custodyWallet},
-		{"productIds or-ed, mixed forms", demo.CompanyZTEST, maker, `{"productIds":["0x0003","20"]}`, []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0014-007"}},
+		{"productIds or-ed, mixed forms", demo.CompanyZTEST, maker, `{"productIds":["0x0003","20"]}`, []string{"0x0003-001", "0x0003-002", "0x0014-007"}},
 		{"productIds no such product", demo.CompanyZTEST, maker, `{"productIds":["0x0099"]}`, nil},
 		{"serviceIds", demo.CompanyZTEST, maker, `{"serviceIds":["0x0013-001","0x0007-004"]}`, []string{"0x0007-004", "0x0013-001"}},
 		{"serviceIds unknown", demo.CompanyZTEST, maker, `{"serviceIds":["0x0013-999"]}`, nil},
@@ -94,7 +97,7 @@ func TestCatalogFilters(t *testing.T) {
 		{"serviceNames or-ed", demo.CompanyZTEST, maker, `{"serviceNames":["Custody Transfer","Address Whitelisting"]}`, []string{"0x0007-007", "0x0007-008", "0x0014-007"}},
 		{"requestTypes", demo.CompanyZTEST, maker, `{"requestTypes":["DEACTIVATE"]}`, []string{"0x0003-002", "0x0007-006", "0x0007-008", "0x0013-003"}},
 		{"requestTypes or-ed", demo.CompanyZTEST, maker, `{"requestTypes":["UPDATE","DEACTIVATE"]}`, []string{"0x0003-002", "0x0007-005", "0x0007-006", "0x0007-008", "0x0013-002", "0x0013-003"}},
-		{"filters and-ed", demo.CompanyZTEST, maker, `{"products":["TRADING"],"requestTypes":["CREATE"]}`, []string{"0x0003-001", "0x0003-003"}},
+		{"filters and-ed", demo.CompanyZTEST, maker, `{"products":["TRADING"],"requestTypes":["CREATE"]}`, []string{"0x0003-001"}},
 		{"filters and-ed without overlap", demo.CompanyZTEST, maker, `{"products":["TRADING"],"serviceNames":["Custody Wallet Management"]}`, nil},
 		{"every filter and-ed", demo.CompanyZTEST, maker, `{"products":["CUSTODY"],"productIds":["19"],"serviceIds":["0x0013-001","0x0013-002","0x0014-007"],"serviceNames":["Custody Wallet Management"],"requestTypes":["CREATE"]}`, []string{"0x0013-001"}},
 	}

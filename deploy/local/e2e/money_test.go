@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -19,28 +20,28 @@ import (
 // when it ends.
 
 // TestNettingCannotPayMoreThanHeld: a brand-new USDC wallet with nothing in it cannot make
-// its venue pay it: a net that is not the sum of its legs is refused, a client cannot
-// instruct a payable, and a correct instruction waits for funds the wallet does not have,
-// the venue's wallet untouched.
+// its venue pay it: a client cannot instruct at all, a net that is not the sum of its legs
+// is refused, and a correct instruction waits for funds the wallet does not have, the
+// venue's wallet untouched.
 func TestNettingCannotPayMoreThanHeld(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "0", "0", "0", "0")
 	usdc := f.put(t, "USDC", "0", trading.StatusActive)
 	deposit(t, trading.VenueCompanyID(f.venue), trading.VenueWalletID(f.venue, "USDC"), "USDC", "10000000")
-	client := newClient(demo.CompanyZTEST, company)
-	send := func(amount, net string) response {
+	send := func(c *signing.Client, amount, net string) response {
 		body := instructionBody("NET-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(usdc, "USDC", "ETH", amount)},
 			map[string]any{"currency": "USDC", "ledger": "ETH", "amount": net})
-		return do(t, client, http.MethodPost, settlementCreatePath, mustJSON(t, body))
+		return do(t, c, http.MethodPost, settlementCreatePath, mustJSON(t, body))
 	}
-	if msg := wantError(t, send("10000000", "-10000000"), http.StatusBadRequest, "ER-108"); !strings.Contains(msg, "netSettlements[0].amount") {
+	if msg := wantError(t, send(newClient(demo.CompanyZTEST, company), "-10000000", "-10000000"), http.StatusForbidden, "ER-403"); !strings.Contains(msg, demo.CompanyZTEST) {
+		t.Errorf("a client instructing its own payable: %q, want the company named", msg)
+	}
+	operator := f.operatorClient(company)
+	if msg := wantError(t, send(operator, "10000000", "-10000000"), http.StatusBadRequest, "ER-108"); !strings.Contains(msg, "netSettlements[0].amount") {
 		t.Errorf("a net paying the client what its legs owe the venue: %q, want netSettlements[0].amount named", msg)
 	}
-	if msg := wantError(t, send("-10000000", "-10000000"), http.StatusForbidden, "ER-403"); !strings.Contains(msg, "settlements[0].amount") {
-		t.Errorf("a client instructing its own payable: %q, want settlements[0].amount named", msg)
-	}
 	var created settlementAnswer
-	wantOK(t, send("10000000", "10000000"), &created)
+	wantOK(t, send(operator, "10000000", "10000000"), &created)
 	engine := newSettlementEngine(t)
 	engine.mustAdvance(t, created.SettlementTrackingID, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	engine.mustAdvance(t, created.SettlementTrackingID, "SETTLEMENT_PAY_IN", "SETTLEMENT_AWAITING_FUNDS")
@@ -64,7 +65,7 @@ func TestManyLegsSettlementCompletes(t *testing.T) {
 	for i := range legs {
 		legs[i] = legOf(f.btc, "BTC", "BTC", "0.00000001")
 	}
-	id := createSettlement(t, instructionBody("LEGS-"+uuid.NewString()[:8], f.venue, legs)).SettlementTrackingID
+	id := f.createSettlement(t, instructionBody("LEGS-"+uuid.NewString()[:8], f.venue, legs)).SettlementTrackingID
 	engine := newSettlementEngine(t)
 	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
 		engine.mustAdvance(t, id, to, to)
@@ -82,7 +83,7 @@ func TestManyLegsSettlementCompletes(t *testing.T) {
 func TestFailedAfterPayInReleasesOnce(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "2", "0", "0", "0")
-	id := createSettlement(t, instructionBody("FAIL-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5")})).SettlementTrackingID
+	id := f.createSettlement(t, instructionBody("FAIL-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5")})).SettlementTrackingID
 	engine := newSettlementEngine(t)
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	engine.mustAdvance(t, id, "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_IN")
@@ -182,7 +183,7 @@ type historyPage struct {
 func TestWalletHistory(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "2", "0", "0", "0")
-	id := createSettlement(t, instructionBody("HIST-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.5")})).SettlementTrackingID
+	id := f.createSettlement(t, instructionBody("HIST-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.5")})).SettlementTrackingID
 	engine := newSettlementEngine(t)
 	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
 		engine.mustAdvance(t, id, to, to)

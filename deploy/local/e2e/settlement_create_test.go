@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
 )
 
 // TestSettlementCreateValidation: every field-level refusal of endpoint 3 through the gateway,
@@ -57,7 +58,6 @@ func TestSettlementCreateValidation(t *testing.T) {
 		{"no counterparty wallet", func(b map[string]any) { legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID"} }, 400, "ER-101", "settlements[0].counterparty.value"},
 		{"no amount", func(b map[string]any) { delete(legs(b)[0], "amount") }, 400, "ER-101", "settlements[0].amount"},
 		{"zero amount", func(b map[string]any) { legs(b)[0]["amount"] = "0" }, 400, "ER-108", "settlements[0].amount"},
-		{"a payable from a client", func(b map[string]any) { legs(b)[0]["amount"] = "-1.5" }, 403, "ER-403", "settlements[0].amount"},
 		{"trailing zero", func(b map[string]any) { legs(b)[0]["amount"] = "1.50" }, 400, "ER-108", "settlements[0].amount"},
 		{"finer than a satoshi", func(b map[string]any) { legs(b)[0]["amount"] = "0.000000001" }, 400, "ER-108", "settlements[0].amount"},
 		{"unsupported currency", func(b map[string]any) { legs(b)[0]["currency"] = "DOGE" }, 400, "ER-111", "settlements[0].currency"},
@@ -68,9 +68,9 @@ func TestSettlementCreateValidation(t *testing.T) {
 		}, 400, "ER-108", "netSettlements[0].currency"},
 		{"net above the legs", func(b map[string]any) { b["netSettlements"].([]map[string]any)[0]["amount"] = "2.5" }, 400, "ER-108", "netSettlements[0].amount"},
 		{"net of the other sign", func(b map[string]any) { b["netSettlements"].([]map[string]any)[0]["amount"] = "-2" }, 400, "ER-108", "netSettlements[0].amount"},
-		{"wallet at another venue", func(b map[string]any) {
+		{"a client's wallet at a venue it does not operate", func(b map[string]any) {
 			legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID", "value": "ZTEST-TW-DEMO000001"}
-		}, 400, "ER-108", "settlements[0].counterparty.value"},
+		}, 404, "ER-102", "ZTEST-TW-DEMO000001"},
 		{"wallet in another currency", func(b map[string]any) {
 			legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID", "value": f.eth}
 		}, 400, "ER-108", "settlements[0].currency"},
@@ -80,7 +80,7 @@ func TestSettlementCreateValidation(t *testing.T) {
 		{"unknown wallet", func(b map[string]any) {
 			legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID", "value": "ZTEST-TW-UNKNOWN001"}
 		}, 404, "ER-102", "ZTEST-TW-UNKNOWN001"},
-		{"another company's wallet", func(b map[string]any) {
+		{"another client's wallet at another venue", func(b map[string]any) {
 			legs(b)[0]["counterparty"] = map[string]any{"type": "WALLET_ID", "value": "ZACME-TW-DEMO000001"}
 		}, 404, "ER-102", "ZACME-TW-DEMO000001"},
 		{"unknown field", func(b map[string]any) { header(b)["priority"] = "HIGH" }, 400, "ER-108", "priority"},
@@ -90,16 +90,34 @@ func TestSettlementCreateValidation(t *testing.T) {
 			t.Parallel()
 			b := base()
 			tt.change(b)
-			r := do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, b))
+			r := do(t, f.operatorClient(company), http.MethodPost, settlementCreatePath, mustJSON(t, b))
 			if msg := wantError(t, r, tt.status, tt.code); !strings.Contains(msg, tt.field) {
 				t.Errorf("message %q does not name %s", msg, tt.field)
 			}
 		})
 	}
-	t.Run("a viewer cannot create", func(t *testing.T) {
+	t.Run("the operator's viewer cannot create", func(t *testing.T) {
 		t.Parallel()
-		wantError(t, do(t, newClient(demo.CompanyZTEST, viewer), http.MethodPost, settlementCreatePath, mustJSON(t, base())), 403, "ER-403")
+		wantError(t, do(t, f.operatorClient(viewer), http.MethodPost, settlementCreatePath, mustJSON(t, base())), 403, "ER-403")
 	})
+	t.Run("the operator's maker creates, payables too", func(t *testing.T) {
+		t.Parallel()
+		b := base()
+		legs(b)[0]["amount"] = "-1.5" // the venue pays the client
+		var a settlementAnswer
+		wantOK(t, do(t, f.operatorClient(maker), http.MethodPost, settlementCreatePath, mustJSON(t, b)), &a)
+	})
+	// Settlement instructions are the venue's: its client, as company or maker, and the
+	// operator of another venue are refused.
+	for name, c := range map[string]*signing.Client{
+		"the client company": newClient(demo.CompanyZTEST, company), "the client's maker": newClient(demo.CompanyZTEST, maker),
+		"BYBIT's operator": newClient(demo.CompanyZBYBIT, company),
+	} {
+		t.Run(name+" cannot create", func(t *testing.T) {
+			t.Parallel()
+			wantError(t, do(t, c, http.MethodPost, settlementCreatePath, mustJSON(t, base())), 403, "ER-403")
+		})
+	}
 }
 
 // TestSettlementCreateIdempotent: 50 identical creates at once store one settlement and get
@@ -113,7 +131,7 @@ func TestSettlementCreateIdempotent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range answers {
 		wg.Go(func() {
-			answers[i] = do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, body)
+			answers[i] = do(t, f.operatorClient(company), http.MethodPost, settlementCreatePath, body)
 		})
 	}
 	wg.Wait()
@@ -130,42 +148,44 @@ func TestSettlementCreateIdempotent(t *testing.T) {
 	var page struct {
 		Total int `json:"total"`
 	}
-	wantOK(t, do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementSearchPath,
+	wantOK(t, do(t, f.operatorClient(company), http.MethodPost, settlementSearchPath,
 		mustJSON(t, map[string]any{"settlementRequestIds": []string{requestID}})), &page)
 	if page.Total != 1 {
 		t.Errorf("settlements stored under %s: %d, want 1", requestID, page.Total)
 	}
 	other := instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.6")})
-	msg := wantError(t, do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, other)), http.StatusConflict, "ER-104")
+	msg := wantError(t, do(t, f.operatorClient(company), http.MethodPost, settlementCreatePath, mustJSON(t, other)), http.StatusConflict, "ER-104")
 	if !strings.Contains(msg, requestID) {
 		t.Errorf("message %q does not name %s", msg, requestID)
 	}
 	var again settlementAnswer
-	wantOK(t, do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, body), &again)
+	wantOK(t, do(t, f.operatorClient(company), http.MethodPost, settlementCreatePath, body), &again)
 	if !cmp.Equal(again, first) {
 		t.Errorf("a later repeat answered %+v, want %+v", again, first)
 	}
 }
 
-// TestSettlementStatusAndSearch: the extension endpoints, their company scoping and the
-// pagination edges.
+// TestSettlementStatusAndSearch: the extension endpoints, their company scoping (the
+// settlements are the operator's; neither its client nor another company finds them) and
+// the pagination edges.
 func TestSettlementStatusAndSearch(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "10", "0", "0", "100")
 	var ids []string
 	for range 3 {
-		a := createSettlement(t, instructionBody("PG-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.1")}))
+		a := f.createSettlement(t, instructionBody("PG-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.1")}))
 		ids = append(ids, a.SettlementRequestID)
 	}
 	var st settlementAnswer
-	wantOK(t, settlementStatus(t, demo.CompanyZTEST, ids[1]), &st)
+	wantOK(t, settlementStatus(t, f.operatorClient(company), ids[1]), &st)
 	if st.SettlementRequestID != ids[1] || st.Status != "SETTLEMENT_RECEIVED" || st.SettlementTrackingID == "" {
 		t.Errorf("status %+v, want %s RECEIVED", st, ids[1])
 	}
-	wantError(t, settlementStatus(t, demo.CompanyZACME, ids[1]), http.StatusNotFound, "ER-102")
-	wantError(t, settlementStatus(t, demo.CompanyZTEST, "NOPE-1"), http.StatusNotFound, "ER-102")
+	wantError(t, settlementStatus(t, newClient(demo.CompanyZACME, company), ids[1]), http.StatusNotFound, "ER-102")
+	wantError(t, settlementStatus(t, newClient(demo.CompanyZTEST, company), ids[1]), http.StatusNotFound, "ER-102")
+	wantError(t, settlementStatus(t, f.operatorClient(company), "NOPE-1"), http.StatusNotFound, "ER-102")
 
-	search := func(companyID string, body map[string]any) (int, []string) {
+	search := func(c *signing.Client, body map[string]any) (int, []string) {
 		t.Helper()
 		body["venueIds"] = []string{f.venue}
 		var page struct {
@@ -175,7 +195,7 @@ func TestSettlementStatusAndSearch(t *testing.T) {
 				Settlements         []json.RawMessage `json:"settlements"`
 			} `json:"items"`
 		}
-		wantOK(t, do(t, newClient(companyID, company), http.MethodPost, settlementSearchPath, mustJSON(t, body)), &page)
+		wantOK(t, do(t, c, http.MethodPost, settlementSearchPath, mustJSON(t, body)), &page)
 		var got []string
 		for _, it := range page.Items {
 			got = append(got, it.SettlementRequestID)
@@ -197,7 +217,7 @@ func TestSettlementStatusAndSearch(t *testing.T) {
 		{"by status", map[string]any{"statuses": []string{"SETTLEMENT_COMPLETE"}}, nil},
 	}
 	for _, e := range edges {
-		total, got := search(demo.CompanyZTEST, e.body)
+		total, got := search(f.operatorClient(company), e.body)
 		wantTotal := 3
 		if e.name == "by status" {
 			wantTotal = 0
@@ -206,8 +226,10 @@ func TestSettlementStatusAndSearch(t *testing.T) {
 			t.Errorf("%s: total %d, items %v; want %d, %v", e.name, total, got, wantTotal, e.wantItems)
 		}
 	}
-	if total, _ := search(demo.CompanyZACME, map[string]any{}); total != 0 {
-		t.Errorf("ZACME sees %d of ZTEST's settlements", total)
+	for _, other := range []string{demo.CompanyZTEST, demo.CompanyZACME} {
+		if total, _ := search(newClient(other, company), map[string]any{}); total != 0 {
+			t.Errorf("%s sees %d of the venue's settlements", other, total)
+		}
 	}
 	for name, body := range map[string]string{
 		"limit 0": `{"paginationLimit":0}`, "limit 1025": `{"paginationLimit":1025}`, "offset -1": `{"paginationOffset":-1}`,

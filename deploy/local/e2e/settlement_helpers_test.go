@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
@@ -39,11 +39,12 @@ const (
 // venueFixture is a trading venue of its own (so no other test touches its balances), with
 // ZTEST trading wallets written into trading's database (no REST call creates one without
 // a service request) and funded by deposits through trading's ledger API, as the settlement
-// engine records them. Everything the tests assert goes through the gateway (and the
+// engine records them; its operator is a company of its own (demo.OnboardVenueOperator), which
+// instructs its settlements. Everything the tests assert goes through the gateway (and the
 // internal gRPC methods the settlement engine calls); at the end trading's journal must
 // reconcile.
 type venueFixture struct {
-	venue              string
+	venue, operator    string
 	btc, eth, inactive string // ZTEST wallets at the venue
 	store              *tradingstore.Store
 	db                 *mongo.Database // trading's
@@ -58,7 +59,11 @@ func newVenueFixture(t *testing.T, clientBTC, clientETH, venueBTC, venueETH stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	f := venueFixture{venue: "E2E-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading")), db: client.Database("trading")}
+	suffix := strings.ToUpper(uuid.NewString()[:8])
+	f := venueFixture{venue: "E2E-" + suffix, operator: "OP" + suffix, store: tradingstore.New(client.Database("trading")), db: client.Database("trading")}
+	if err := demo.OnboardVenueOperator(t.Context(), client, f.operator, f.venue); err != nil {
+		t.Fatal(err)
+	}
 	f.btc = f.put(t, "BTC", clientBTC, trading.StatusActive)
 	f.eth = f.put(t, "ETH", clientETH, trading.StatusActive)
 	f.inactive = f.put(t, "BTC", "1", trading.StatusDeactivated)
@@ -103,6 +108,16 @@ func reconciled(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Errorf("trading's journal does not reconcile:\n%s", strings.Join(last, "\n"))
+}
+
+// operatorClient signs as the venue's operator, the company (role company) or one of its
+// users, with the keys demo.OnboardVenueOperator gave it (BYBIT's operator's).
+func (f venueFixture) operatorClient(role string) *signing.Client {
+	c := &signing.Client{BaseURL: env.stack.GatewayURL, Company: f.operator, Key: env.keys[demo.CompanyZBYBIT], HTTP: &http.Client{Timeout: 30 * time.Second}}
+	if role != company {
+		c.Submitter = demo.UserEmail(short(f.operator), role)
+	}
+	return c
 }
 
 func (f venueFixture) put(t *testing.T, currency, amount, status string) string {
@@ -209,16 +224,18 @@ type settlementAnswer struct {
 	Errors               map[string]string `json:"errors"`
 }
 
-func createSettlement(t *testing.T, body map[string]any) settlementAnswer {
+// createSettlement records an instruction through endpoint 3, as the venue's operator.
+func (f venueFixture) createSettlement(t *testing.T, body map[string]any) settlementAnswer {
 	t.Helper()
 	var got settlementAnswer
-	wantOK(t, do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &got)
+	wantOK(t, do(t, f.operatorClient(company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &got)
 	return got
 }
 
-func settlementStatus(t *testing.T, companyID, requestID string) response {
+// settlementStatus reads a settlement's status as c's company.
+func settlementStatus(t *testing.T, c *signing.Client, requestID string) response {
 	t.Helper()
-	return do(t, newClient(companyID, company), http.MethodPost, settlementStatusPath, mustJSON(t, map[string]string{"settlementRequestId": requestID}))
+	return do(t, c, http.MethodPost, settlementStatusPath, mustJSON(t, map[string]string{"settlementRequestId": requestID}))
 }
 
 // internalConn dials a service directly and returns a context maker signing as the
@@ -254,21 +271,6 @@ func newSettlementEngine(t *testing.T) settlementEngine {
 	t.Helper()
 	conn, ctx := internalConn(t, "interchange")
 	return settlementEngine{client: interchangev1.NewSettlementEngineServiceClient(conn), ctx: ctx}
-}
-
-// instruct records an instruction for ZTEST as the venue's side (payables allowed).
-func (e settlementEngine) instruct(t *testing.T, body map[string]any) settlementAnswer {
-	t.Helper()
-	var req interchangev1.CreateSettlementRequest
-	if err := protojson.Unmarshal(mustJSON(t, body), &req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := e.client.InstructSettlement(e.ctx(), &interchangev1.InstructSettlementRequest{CompanyId: demo.CompanyZTEST, Instruction: &req})
-	if err != nil {
-		t.Fatalf("InstructSettlement: %v", err)
-	}
-	r := resp.GetResult()
-	return settlementAnswer{SettlementRequestID: r.GetSettlementRequestId(), SettlementTrackingID: r.GetSettlementTrackingId(), Status: r.GetStatus()}
 }
 
 func (e settlementEngine) advance(trackingID, to string) (string, error) {

@@ -13,7 +13,7 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 )
 
-// TestSettlementConservesBalances runs a settlement instructed by the venue's side with
+// TestSettlementConservesBalances runs a settlement instructed by the venue's operator with
 // receivables (BTC, two legs) and a netted payable (ETH: a payable and a receivable) to
 // SETTLEMENT_COMPLETE: each wallet ends exactly where the instruction says, and every
 // balance kind, summed per currency over the client's and the venue's wallets, is the same
@@ -28,7 +28,7 @@ func TestSettlementConservesBalances(t *testing.T) {
 		legOf(f.eth, "ETH", "ETH", "-30"), legOf(f.eth, "ETH", "ETH", "9.499999999999999999"),
 	}, map[string]any{"currency": "ETH", "ledger": "ETH", "amount": "-20.500000000000000001"})
 	body["header"].(map[string]any)["instructionCount"] = 4
-	id := engine.instruct(t, body).SettlementTrackingID
+	id := f.createSettlement(t, body).SettlementTrackingID
 	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
 		engine.mustAdvance(t, id, to, to)
 	}
@@ -49,7 +49,7 @@ func TestSettlementConservesBalances(t *testing.T) {
 		t.Errorf("venue ETH %v, want 100.000000000000000001 - 20.500000000000000001", got)
 	}
 	var st settlementAnswer
-	wantOK(t, settlementStatus(t, demo.CompanyZTEST, body["header"].(map[string]any)["settlementRequestId"].(string)), &st)
+	wantOK(t, settlementStatus(t, f.operatorClient(company), body["header"].(map[string]any)["settlementRequestId"].(string)), &st)
 	if st.Status != "SETTLEMENT_COMPLETE" || st.Errors != nil {
 		t.Errorf("status %+v, want SETTLEMENT_COMPLETE without errors", st)
 	}
@@ -61,7 +61,7 @@ func TestSettlementConcurrentTransitions(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "5", "0", "0", "0")
 	engine := newSettlementEngine(t)
-	id := createSettlement(t, instructionBody("RACE-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "2")})).SettlementTrackingID
+	id := f.createSettlement(t, instructionBody("RACE-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "2")})).SettlementTrackingID
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -102,7 +102,7 @@ func TestSettlementAwaitingFunds(t *testing.T) {
 	f := newVenueFixture(t, "1", "0", "0", "0")
 	engine := newSettlementEngine(t)
 	requestID := "AWAIT-" + uuid.NewString()[:8]
-	id := createSettlement(t, instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.6"), legOf(f.btc, "BTC", "BTC", "0.6")})).SettlementTrackingID
+	id := f.createSettlement(t, instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.6"), legOf(f.btc, "BTC", "BTC", "0.6")})).SettlementTrackingID
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	engine.mustAdvance(t, id, "SETTLEMENT_PAY_IN", "SETTLEMENT_AWAITING_FUNDS")
 	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"1", "1", "0", "0"}) {
@@ -119,7 +119,7 @@ func TestSettlementAwaitingFunds(t *testing.T) {
 		t.Errorf("client BTC after FAILED = %v, want the holds released", got)
 	}
 	var st settlementAnswer
-	wantOK(t, settlementStatus(t, demo.CompanyZTEST, requestID), &st)
+	wantOK(t, settlementStatus(t, f.operatorClient(company), requestID), &st)
 	if st.Status != "SETTLEMENT_FAILED" || st.Errors["message"] != "e2e" || st.Errors["code"] != "ER-409" {
 		t.Errorf("status %+v, want SETTLEMENT_FAILED with the reason in errors", st)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -34,6 +35,9 @@ type Config struct {
 	Addr string
 	// Logger receives FerretDB's warnings and errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Profile, when set, receives one line per command the relay passed on: the command,
+	// its collection and how long FerretDB took, in microseconds (see Profile).
+	Profile io.Writer
 }
 
 // DB is a running embedded FerretDB server.
@@ -62,7 +66,7 @@ func Start(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	backend, err := url.Parse(f.MongoDBURI())
 	if err == nil {
-		db.relay, err = newSerializer(cfg.Addr, backend.Host)
+		db.relay, err = newSerializer(cfg.Addr, backend.Host, cfg.Profile)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start ferretdb: %w", err), db.Close())

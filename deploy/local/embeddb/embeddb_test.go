@@ -275,3 +275,41 @@ func TestStartAddrInUse(t *testing.T) {
 		t.Fatalf("Start on %s, already in use: got no error", addr)
 	}
 }
+
+func TestProfileNamesCommandAndCollection(t *testing.T) {
+	var profile strings.Builder // read once the server is closed: no write races the read
+	db, err := embeddb.Start(t.Context(), embeddb.Config{Dir: t.TempDir(), Profile: &profile,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI(db.URI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll := client.Database("profiled").Collection("wallets")
+	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: "w1"}}); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if err := coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "w1"}}).Err(); err != nil {
+		t.Fatalf("find: %v", err)
+	}
+	_ = client.Disconnect(t.Context())
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(profile.String()), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			t.Fatalf("profile line %q: want command, collection, microseconds", l)
+		}
+		seen[f[0]+" "+f[1]] = true
+	}
+	for _, want := range []string{"insert wallets", "find wallets"} {
+		if !seen[want] {
+			t.Errorf("profile has no %q line; got:\n%s", want, profile.String())
+		}
+	}
+}

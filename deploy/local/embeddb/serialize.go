@@ -2,12 +2,16 @@ package embeddb
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Wire-protocol message bounds (MongoDB's and FerretDB's maxMessageSizeBytes).
@@ -16,31 +20,35 @@ const (
 	maxMessageLen = 48_000_000
 )
 
-// serializer is a TCP relay in front of FerretDB that lets one command at a time reach it.
+// serializer is a TCP relay in front of FerretDB that lets one write at a time reach it.
 //
 // FerretDB v1 runs a conditional update or findAndModify as "query, then replace by _id",
 // with nothing in between that re-checks the filter, so racing guarded updates can all
 // report ModifiedCount 1. MongoDB makes each single-document write atomic; running the
-// commands one by one gives the embedded server the same guarantee. FerretDB answers
-// every request with exactly one reply (it ignores moreToCome and has no exhaust cursors),
-// so a command is one request message followed by one reply message.
+// writes one by one gives the embedded server the same guarantee. Reads run alongside each
+// other and alongside the one write (SQLite in WAL mode lets them), each seeing a document
+// before or after a write, never half of one, as on MongoDB. FerretDB answers every request
+// with exactly one reply (it ignores moreToCome and has no exhaust cursors), so a command is
+// one request message followed by one reply message.
 type serializer struct {
 	ln      net.Listener
 	backend string
 
-	cmdMu sync.Mutex // held while a command is at FerretDB
+	cmdMu     sync.RWMutex // held while a write is at FerretDB, read-held while a read is
+	profileMu sync.Mutex
+	profile   io.Writer // nil when not profiling
 
 	connsMu sync.Mutex
 	conns   map[net.Conn]struct{} // nil once closed
 	wg      sync.WaitGroup
 }
 
-func newSerializer(addr, backend string) (*serializer, error) {
+func newSerializer(addr, backend string, profile io.Writer) (*serializer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	s := &serializer{ln: ln, backend: backend, conns: map[net.Conn]struct{}{}}
+	s := &serializer{ln: ln, backend: backend, profile: profile, conns: map[net.Conn]struct{}{}}
 	s.wg.Go(s.accept)
 	return s, nil
 }
@@ -115,12 +123,38 @@ func (s *serializer) relay(client net.Conn) {
 }
 
 func (s *serializer) roundTrip(backend io.Writer, br *bufio.Reader, req []byte) ([]byte, error) {
-	s.cmdMu.Lock()
-	defer s.cmdMu.Unlock()
+	name, coll := commandOf(req)
+	if readOnly[name] || (name == "aggregate" && !writesOut(req)) {
+		s.cmdMu.RLock()
+		defer s.cmdMu.RUnlock()
+	} else {
+		s.cmdMu.Lock()
+		defer s.cmdMu.Unlock()
+	}
+	start := time.Now()
 	if _, err := backend.Write(req); err != nil {
 		return nil, err
 	}
-	return readMessage(br)
+	res, err := readMessage(br)
+	if s.profile != nil && err == nil {
+		s.profileMu.Lock()
+		_, _ = fmt.Fprintf(s.profile, "%s %s %d\n", name, coll, time.Since(start).Microseconds())
+		s.profileMu.Unlock()
+	}
+	return res, err
+}
+
+// writesOut reports whether an aggregate's pipeline may write ($out or $merge key).
+func writesOut(req []byte) bool {
+	return bytes.Contains(req, []byte("$out\x00")) || bytes.Contains(req, []byte("$merge\x00"))
+}
+
+// readOnly names the commands that change nothing (the suite's reads and the driver's
+// handshakes); every other command, unknown ones included, runs alone.
+var readOnly = map[string]bool{
+	"find": true, "getMore": true, "killCursors": true, "count": true, "distinct": true,
+	"ping": true, "hello": true, "isMaster": true, "ismaster": true, "buildInfo": true, "buildinfo": true,
+	"listCollections": true, "listIndexes": true, "listDatabases": true, "endSessions": true,
 }
 
 // readMessage reads one length-prefixed wire-protocol message.
@@ -139,4 +173,33 @@ func readMessage(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return msg, nil
+}
+
+// Wire-protocol opcode and section kind of a command (OP_MSG with its body document).
+const (
+	opMsg       = 2013
+	sectionBody = 0
+)
+
+// commandOf names an OP_MSG command and the collection it addresses (the body's first
+// element and its string value); "?" for what it cannot read.
+func commandOf(msg []byte) (name, coll string) {
+	name, coll = "?", "-"
+	// header (16 bytes; opcode at 12), flag bits (4), section kind (1), body document.
+	if len(msg) < headerLen+5 || binary.LittleEndian.Uint32(msg[12:16]) != opMsg || msg[headerLen+4] != sectionBody {
+		return name, coll
+	}
+	body := msg[headerLen+5:]
+	if len(body) < 4 || int(binary.LittleEndian.Uint32(body)) > len(body) {
+		return name, coll
+	}
+	elems, err := bson.Raw(body[:binary.LittleEndian.Uint32(body)]).Elements()
+	if err != nil || len(elems) == 0 {
+		return name, coll
+	}
+	name = elems[0].Key()
+	if v, ok := elems[0].Value().StringValueOK(); ok {
+		coll = v
+	}
+	return name, coll
 }

@@ -7,6 +7,7 @@
 package fault_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto"
@@ -89,7 +90,7 @@ func newSuite(t *testing.T, cfg setup) *suite {
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(s.dir, "ferretdb"), Logger: s.logger})
+	db, err := embeddb.Start(ctx, embeddb.Config{Dir: filepath.Join(s.dir, "ferretdb"), Logger: s.logger, Profile: profileSink(t)})
 	if err != nil {
 		t.Fatalf("embedded database: %v", err)
 	}
@@ -204,7 +205,14 @@ func (s *suite) client(companyID, role string) *signing.Client {
 
 func clientAt(t *testing.T, baseURL, companyID, role string) *signing.Client {
 	t.Helper()
-	file := map[string]string{demo.CompanyZTEST: "ztest-company.pem", demo.CompanyZACME: "zacme-company.pem"}[companyID]
+	return signedAs(t, baseURL, companyID, role, map[string]string{demo.CompanyZTEST: "ztest", demo.CompanyZACME: "zacme"}[companyID])
+}
+
+// signedAs is a client of companyID signing with the demo keys named keys (a company's short
+// name: its company key, its users' e-mails).
+func signedAs(t *testing.T, baseURL, companyID, role, keys string) *signing.Client {
+	t.Helper()
+	file := keys + "-company.pem"
 	pemBytes, err := demo.Key(file)
 	if err != nil {
 		t.Fatal(err)
@@ -216,8 +224,7 @@ func clientAt(t *testing.T, baseURL, companyID, role string) *signing.Client {
 	c := &signing.Client{BaseURL: baseURL, Company: companyID, Key: crypto.PrivateKey(key),
 		HTTP: &http.Client{Timeout: 30 * time.Second}}
 	if role != company {
-		short := map[string]string{demo.CompanyZTEST: "ztest", demo.CompanyZACME: "zacme"}[companyID]
-		c.Submitter = demo.UserEmail(short, role)
+		c.Submitter = demo.UserEmail(strings.ToLower(companyID), role)
 	}
 	return c
 }
@@ -365,4 +372,23 @@ func (b *logBuffer) tail(n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// profileSink is where the embedded database profiles its commands when FAULT_PROFILE
+// names a file (one line per command: name, collection, microseconds); nil otherwise.
+func profileSink(t *testing.T) io.Writer {
+	path := os.Getenv("FAULT_PROFILE")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatalf("profile: %v", err)
+	}
+	w := bufio.NewWriter(f)
+	t.Cleanup(func() {
+		_ = w.Flush()
+		_ = f.Close()
+	})
+	return w
 }

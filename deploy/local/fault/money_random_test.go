@@ -54,8 +54,14 @@ const (
 	// moneyCallLimit bounds one call of the plan, as the stack's gateway bounds a request.
 	moneyCallLimit = 15 * time.Second
 	// moneyStepLimit bounds one step of the plan (a transition, a decision, a deposit): long
-	// enough to wait out a kill, a restart and a dead process's lease.
+	// enough to wait out a kill, a restart and a dead process's lease. A transition whose
+	// runner still renews its lease is working, however slowly the database answers (the
+	// embedded one slows down as the plan grows): its bound runs from the last renewal, up
+	// to moneyStepCap in all.
 	moneyStepLimit = 2 * moneyCallLimit
+	// moneyStepCap bounds a transition however often its lease is renewed: a runner that
+	// renews forever and never finishes is stuck.
+	moneyStepCap = 10 * moneyStepLimit
 	// moneyFinalLimit bounds each wait of the final phase.
 	moneyFinalLimit = 30 * time.Second
 
@@ -87,9 +93,9 @@ const (
 // settlement wallets, all funded by deposits (generously: about one settlement in ten has a
 // leg larger than its payer holds, one withdrawal in eight more than its wallet). Four
 // workers run a shuffled plan:
-//   - settlements, created through the gateway (endpoint 3, receivables) or instructed by the
-//     settlement engine (payables too, and net settlements equal to the sum of their legs),
-//     advanced along random legal paths: PAY_IN that ends AWAITING_FUNDS (then topped up and
+//   - settlements of receivables and payables (net settlements equal to the sum of their
+//     legs), created through the gateway by the venue's operator (endpoint 3) or instructed
+//     for ZTEST by the settlement engine, advanced along random legal paths: PAY_IN that ends AWAITING_FUNDS (then topped up and
 //     tried again, or FAILED), FAILED before and after PAY_OUT (a reversal, refused when a
 //     payee spent its share), REJECTED; some transitions are asked twice at once, and PAY_OUT
 //     races FAILED;
@@ -103,7 +109,7 @@ const (
 // stopped with 300 ms for its calls) or a stop, down for a random while; and a relay drops
 // a few of interchange's journal calls to trading, or their answers after trading applied
 // them. Calls refused meanwhile (503, Unavailable, 409) are asked again later, backing off.
-// Interchange runs with a lease of 2 s and sweeps every second with a grace of 1 s;
+// Interchange runs with a lease of 5 s and sweeps every second with a grace of 1 s;
 // trading's journal recovery runs every second with a grace of 5 s (the stack's).
 //
 // Then: the sweepers finish what was cut short (no settlement left pending), every
@@ -143,7 +149,10 @@ func TestRandomMoneyUnderFaults(t *testing.T) {
 			}
 		},
 		interchange: func(c *interchangeapp.Config) {
-			c.SweepInterval, c.RecoveryGrace, c.SettlementLease = time.Second, time.Second, 2*time.Second
+			// A runner renews its lease every third of it: 5 s keeps the renewals (a guarded
+			// write, which the embedded database runs alone) few, and a dead runner's transition
+			// is still resumed within a step's bound.
+			c.SweepInterval, c.RecoveryGrace, c.SettlementLease = time.Second, time.Second, 5*time.Second
 		},
 	})
 	r := newMoneyRun(t, s, seed, rng)
@@ -351,16 +360,17 @@ func moneyKillsString(kills []moneyKill) string {
 
 // moneyRun is the state of one run.
 type moneyRun struct {
-	t      *testing.T
-	seed   uint64
-	s      *suite
-	f      venueFixture
-	gw     *signing.Client
-	engine settlementEngine
-	ledger tradingv1.TradingLedgerServiceClient
-	sign   func() context.Context // a fresh settlement engine principal
-	ic     *mongo.Database        // interchange's database, read directly
-	tr     *mongo.Database        // trading's
+	t        *testing.T
+	seed     uint64
+	s        *suite
+	f        venueFixture
+	gw       *signing.Client // ZTEST's, the client's
+	operator *signing.Client // the venue's operator's
+	engine   settlementEngine
+	ledger   tradingv1.TradingLedgerServiceClient
+	sign     func() context.Context // a fresh settlement engine principal
+	ic       *mongo.Database        // interchange's database, read directly
+	tr       *mongo.Database        // trading's
 
 	wallets []*moneyWallet
 	clients map[string][]*moneyWallet // ZTEST wallets by currency
@@ -420,6 +430,7 @@ func newMoneyRun(t *testing.T, s *suite, seed uint64, rng *rand.Rand) *moneyRun 
 	btc, eth := opening("BTC", 20), opening("ETH", 200)
 	vBTC, vETH := opening("BTC", 30), opening("ETH", 300)
 	r.f = newVenueFixture(t, s, moneyString(btc), moneyString(eth), moneyString(vBTC), moneyString(vETH))
+	r.operator = r.f.operatorClient(t)
 	r.add(&moneyWallet{name: "client BTC 1", company: demo.CompanyZTEST, id: r.f.btc, currency: "BTC"}, btc)
 	r.add(&moneyWallet{name: "client ETH 1", company: demo.CompanyZTEST, id: r.f.eth, currency: "ETH"}, eth)
 	for i := 2; i <= 3; i++ {
@@ -503,7 +514,7 @@ func (r *moneyRun) plan(rng *rand.Rand, nSettle, nWithdraw int) *moneyPlan {
 			cur := []string{"BTC", "ETH"}[rng.IntN(2)]
 			w := r.clients[cur][rng.IntN(len(r.clients[cur]))]
 			a := moneyLegAmount(rng, cur)
-			if !st.viaGateway && rng.IntN(2) == 0 {
+			if rng.IntN(2) == 0 {
 				a.Neg(a) // a payable: the venue pays the wallet
 			}
 			st.legs = append(st.legs, moneyLeg{wallet: w, amount: a})
@@ -729,7 +740,7 @@ func (r *moneyRun) create(st *moneySettlement) bool {
 	deadline := time.Now().Add(moneyStepLimit)
 	for retries := 0; ; {
 		if st.viaGateway {
-			resp := call(r.gw, http.MethodPost, settlementCreatePath, st.body)
+			resp := call(r.operator, http.MethodPost, settlementCreatePath, st.body)
 			if resp.err == nil && resp.status == http.StatusOK {
 				var got struct {
 					SettlementTrackingID string `json:"settlementTrackingId"`
@@ -784,11 +795,16 @@ type moneySettlementDoc struct {
 	} `bson:"history"`
 }
 
-// readSettlement reads a settlement by its key, <companyId>:<settlementRequestId> (a read by
-// _id: the embedded database scans a collection for any other filter).
+// readSettlement reads a settlement by its key, <companyId>:<settlementRequestId>, the
+// company being the one that instructed it (a read by _id: the embedded database scans a
+// collection for any other filter).
 func (r *moneyRun) readSettlement(st *moneySettlement) (moneySettlementDoc, error) {
+	owner := demo.CompanyZTEST
+	if st.viaGateway {
+		owner = r.f.operator
+	}
 	var d moneySettlementDoc
-	err := r.ic.Collection("settlements").FindOne(r.t.Context(), bson.D{{Key: "_id", Value: demo.CompanyZTEST + ":" + st.requestID}}).Decode(&d)
+	err := r.ic.Collection("settlements").FindOne(r.t.Context(), bson.D{{Key: "_id", Value: owner + ":" + st.requestID}}).Decode(&d)
 	if err == nil && d.TrackingID != st.tracking {
 		err = fmt.Errorf("settlement %s has tracking id %s, created as %s", st.requestID, d.TrackingID, st.tracking)
 	}
@@ -804,8 +820,9 @@ func (r *moneyRun) step(st *moneySettlement, tos []string) (string, bool) {
 		r.errorf("read settlement %s: %v", st.requestID, err)
 		return "", false
 	}
-	deadline := time.Now().Add(moneyStepLimit)
-	cur := before
+	begin := time.Now()
+	deadline := begin.Add(moneyStepLimit)
+	cur, last := before, before
 	for round := 0; ; round++ {
 		send := tos
 		if round > 0 {
@@ -827,13 +844,27 @@ func (r *moneyRun) step(st *moneySettlement, tos []string) (string, bool) {
 		if cur.Pending == nil && len(cur.History) > len(before.History) {
 			return cur.Status, true
 		}
+		if renewed(last, cur) {
+			deadline = time.Now().Add(moneyStepLimit)
+			if limit := begin.Add(moneyStepCap); deadline.After(limit) {
+				deadline = limit
+			}
+		}
+		last = cur
 		if time.Now().After(deadline) {
-			r.errorf("settlement %s (%s): %v from %s not finished within %v; now %s, pending %+v",
-				st.requestID, st.tracking, tos, before.Status, moneyStepLimit, cur.Status, cur.Pending)
+			r.errorf("settlement %s (%s): %v from %s not finished within %v (%v since its lease was last seen renewed); now %s, pending %+v",
+				st.requestID, st.tracking, tos, before.Status, time.Since(begin).Round(time.Second), moneyStepLimit, cur.Status, cur.Pending)
 			return "", false
 		}
 		time.Sleep(moneyBackoff(st.rng, round))
 	}
+}
+
+// renewed reports whether the settlement's pending transition was renewed (or taken over)
+// between two reads: the same transition still pending, under a later lease.
+func renewed(before, now moneySettlementDoc) bool {
+	return before.Pending != nil && now.Pending != nil && before.Pending.To == now.Pending.To &&
+		now.Pending.LeaseUntil.After(before.Pending.LeaseUntil)
 }
 
 // advance asks for one transition and records what it answered.
@@ -1277,13 +1308,13 @@ type moneyPosting struct {
 	PendingOut       string `json:"pendingOutBalance"`
 }
 
-// gatewayOK sends a request until it is answered 200 (the stack is quiet by now) and
+// gatewayOK sends a request as c until it is answered 200 (the stack is quiet by now) and
 // decodes the answer into v.
-func (r *moneyRun) gatewayOK(path string, body any, v any) {
+func (r *moneyRun) gatewayOK(c *signing.Client, path string, body any, v any) {
 	r.t.Helper()
 	deadline := time.Now().Add(moneyFinalLimit)
 	for {
-		resp := call(r.gw, http.MethodPost, path, mustJSON(r.t, body))
+		resp := call(c, http.MethodPost, path, mustJSON(r.t, body))
 		if resp.err == nil && resp.status == http.StatusOK {
 			if err := json.Unmarshal(resp.body, v); err != nil {
 				r.fatalf("%s: decode %s: %v", path, resp.body, err)
@@ -1306,7 +1337,7 @@ func (r *moneyRun) statement(w *moneyWallet) []moneyPosting {
 			Items      []moneyPosting `json:"items"`
 			NextCursor string         `json:"nextCursor"`
 		}
-		r.gatewayOK(walletHistoryPath, map[string]any{"walletId": w.id, "paginationLimit": 1024, "cursor": cursor}, &page)
+		r.gatewayOK(r.gw, walletHistoryPath, map[string]any{"walletId": w.id, "paginationLimit": 1024, "cursor": cursor}, &page)
 		all = append(all, page.Items...)
 		if cursor = page.NextCursor; cursor == "" {
 			return all
@@ -1357,22 +1388,25 @@ func (r *moneyRun) check(p *moneyPlan) {
 		time.Since(reconcileAt).Round(time.Millisecond))
 
 	// Final statuses through the gateway agree with the record, and with every answer.
+	// The operator's settlements are its own, the engine's ZTEST's: each reads its own.
 	byRequest := map[string]string{}
-	for offset := 0; ; {
-		var page struct {
-			Total int `json:"total"`
-			Items []struct {
-				RequestID string `json:"settlementRequestId"`
-				Status    string `json:"status"`
-			} `json:"items"`
-		}
-		r.gatewayOK(settlementSearchPath, map[string]any{"venueIds": []string{r.f.venue}, "paginationLimit": 1024, "paginationOffset": offset}, &page)
-		for _, it := range page.Items {
-			byRequest[it.RequestID] = it.Status
-		}
-		offset += len(page.Items)
-		if len(page.Items) == 0 || offset >= page.Total {
-			break
+	for _, c := range []*signing.Client{r.gw, r.operator} {
+		for offset := 0; ; {
+			var page struct {
+				Total int `json:"total"`
+				Items []struct {
+					RequestID string `json:"settlementRequestId"`
+					Status    string `json:"status"`
+				} `json:"items"`
+			}
+			r.gatewayOK(c, settlementSearchPath, map[string]any{"venueIds": []string{r.f.venue}, "paginationLimit": 1024, "paginationOffset": offset}, &page)
+			for _, it := range page.Items {
+				byRequest[it.RequestID] = it.Status
+			}
+			offset += len(page.Items)
+			if len(page.Items) == 0 || offset >= page.Total {
+				break
+			}
 		}
 	}
 	finals := map[string]int{}

@@ -36,7 +36,7 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 		SettlementTrackingID string `json:"settlementTrackingId"`
 	}
 	body := instructionBody(requestID, f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "1.5")})
-	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &created)
+	mustOK(t, call(f.operatorClient(t), http.MethodPost, settlementCreatePath, mustJSON(t, body)), &created)
 	id := created.SettlementTrackingID
 	engine.mustAdvance(t, id, "SETTLEMENT_INITIATED", "SETTLEMENT_INITIATED")
 	transfer := "WD-" + uuid.NewString()[:12]
@@ -116,7 +116,7 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 	})
 	t.Logf("withdrawal settled %v after the restart, nobody asking again", time.Since(restartAt).Round(time.Millisecond))
 	waitFor(t, 10*time.Second, "the sweeper finishes the pay-in", func() bool {
-		return cmp.Equal(want, f.balances(t)) && f.settlementStatus(t, s, requestID) == "SETTLEMENT_PAY_IN"
+		return cmp.Equal(want, f.balances(t)) && f.settlementStatus(t, f.operatorClient(t), requestID) == "SETTLEMENT_PAY_IN"
 	})
 	t.Logf("pay-in finished %v after the restart (the dead process's lease ran out first)", time.Since(restartAt).Round(time.Millisecond))
 	for _, msg := range []string{`"withdrawals recovered"`, `"settlements recovered"`} {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/fault"
+	"github.com/zcustody/suite/gateway/signing"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/apperr"
@@ -202,7 +203,7 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	if err := s.stack.StartService(t.Context(), "interchange"); err != nil {
 		t.Fatal(err)
 	}
-	if st := f.settlementStatus(t, s, requestID); st != "SETTLEMENT_PAY_IN" {
+	if st := f.settlementStatus(t, s.client(demo.CompanyZTEST, company), requestID); st != "SETTLEMENT_PAY_IN" {
 		t.Errorf("status after the crash = %s, want SETTLEMENT_PAY_IN (the pay-out is not recorded)", st)
 	}
 	resumeAt := time.Now()
@@ -245,7 +246,7 @@ func TestSettlementSurvivesServiceRestarts(t *testing.T) {
 	if diff := cmp.Diff(before, f.totals(t)); diff != "" {
 		t.Errorf("totals per currency changed (-before +after):\n%s", diff)
 	}
-	if st := f.settlementStatus(t, s, requestID); st != "SETTLEMENT_COMPLETE" {
+	if st := f.settlementStatus(t, s.client(demo.CompanyZTEST, company), requestID); st != "SETTLEMENT_COMPLETE" {
 		t.Errorf("final status %s, want SETTLEMENT_COMPLETE", st)
 	}
 	f.reconciled(t, s)
@@ -273,9 +274,11 @@ func entryOf(c fault.Call) (string, bool) {
 
 // venueFixture is a trading venue of its own with ZTEST trading wallets written into
 // trading's database, funded (with the venue's settlement wallets) by deposits through
-// trading's ledger API as the settlement engine records them.
+// trading's ledger API as the settlement engine records them, and an operator of its own
+// (demo.OnboardVenueOperator) that instructs its settlements through the gateway.
 type venueFixture struct {
 	venue    string
+	operator string
 	btc, eth string // ZTEST wallets at the venue
 	store    *tradingstore.Store
 	suite    *suite
@@ -288,7 +291,11 @@ func newVenueFixture(t *testing.T, s *suite, clientBTC, clientETH, venueBTC, ven
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	f := venueFixture{venue: "FAULT-" + strings.ToUpper(uuid.NewString()[:8]), store: tradingstore.New(client.Database("trading")), suite: s}
+	suffix := strings.ToUpper(uuid.NewString()[:8])
+	f := venueFixture{venue: "FAULT-" + suffix, operator: "OP" + suffix, store: tradingstore.New(client.Database("trading")), suite: s}
+	if err := demo.OnboardVenueOperator(t.Context(), client, f.operator, f.venue); err != nil {
+		t.Fatal(err)
+	}
 	f.btc = f.put(t, "BTC", clientBTC)
 	f.eth = f.put(t, "ETH", clientETH)
 	for currency, amount := range map[string]string{"BTC": venueBTC, "ETH": venueETH} {
@@ -404,13 +411,18 @@ func (f venueFixture) totals(t *testing.T) map[string]amounts {
 	return map[string]amounts{"BTC": sum(b["client BTC"], b["venue BTC"]), "ETH": sum(b["client ETH"], b["venue ETH"])}
 }
 
-// settlementStatus reads the settlement's status through the gateway.
-func (f venueFixture) settlementStatus(t *testing.T, s *suite, requestID string) string {
+// operatorClient signs as the venue's operator (a company-level call).
+func (f venueFixture) operatorClient(t *testing.T) *signing.Client {
+	return signedAs(t, f.suite.stack.GatewayURL, f.operator, company, demo.VenueOperatorKeys)
+}
+
+// settlementStatus reads the settlement's status through the gateway, as c's company.
+func (f venueFixture) settlementStatus(t *testing.T, c *signing.Client, requestID string) string {
 	t.Helper()
 	var got struct {
 		Status string `json:"status"`
 	}
-	mustOK(t, call(s.client(demo.CompanyZTEST, company), http.MethodPost, settlementStatusPath, mustJSON(t, map[string]string{"settlementRequestId": requestID})), &got)
+	mustOK(t, call(c, http.MethodPost, settlementStatusPath, mustJSON(t, map[string]string{"settlementRequestId": requestID})), &got)
 	return got.Status
 }
 

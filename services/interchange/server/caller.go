@@ -26,6 +26,23 @@ func companyCaller(ctx context.Context, write bool) (string, error) {
 	return p.CompanyID, nil
 }
 
+// venueOperator refuses a caller whose company does not operate venueID: settlement
+// instructions are the venue's (DESIGN.md §8). A caller that operates no venue is refused
+// before the venue is even read; another's is refused once it is a well-formed venue id.
+func venueOperator(ctx context.Context, venueID string) error {
+	p, _ := principal.FromContext(ctx)
+	if len(p.VenueIDs) == 0 {
+		return apperr.Forbidden("settlement instructions come from the operator of their venue; company %s operates no venue", p.CompanyID)
+	}
+	if err := checkID("header.venueId", venueID, codePattern); err != nil {
+		return err
+	}
+	if !p.OperatesVenue(venueID) {
+		return apperr.Forbidden("header.venueId %s is not a venue that company %s operates", venueID, p.CompanyID)
+	}
+	return nil
+}
+
 // requireEngine refuses every caller but the settlement engine, signed with its own key.
 func requireEngine(ctx context.Context) error {
 	p, ok := principal.FromContext(ctx)

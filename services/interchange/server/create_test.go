@@ -21,7 +21,7 @@ func TestCreateIsIdempotent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	req := valid()
-	first, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
+	first, err := f.svc.CreateSettlement(f.venueCtx(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,21 +29,22 @@ func TestCreateIsIdempotent(t *testing.T) {
 		t.Fatalf("first answer %v, want REQ-1 RECEIVED with a STL- tracking id", first)
 	}
 	f.mustAdvance(t, first.GetSettlementTrackingId(), settlement.StatusInitiated, settlement.StatusInitiated)
-	again, err := f.svc.CreateSettlement(f.companyCtx(ztest), proto.Clone(req).(*interchangev1.CreateSettlementRequest))
+	again, err := f.svc.CreateSettlement(f.venueCtx(), proto.Clone(req).(*interchangev1.CreateSettlementRequest))
 	if err != nil || !proto.Equal(first, again) {
 		t.Errorf("repeat = %v, %v; want the first answer %v", again, err, first)
 	}
 	other := valid()
 	other.Settlements[0].Amount = "1.6"
-	_, err = f.svc.CreateSettlement(f.companyCtx(ztest), other)
+	_, err = f.svc.CreateSettlement(f.venueCtx(), other)
 	wantAppErr(t, err, "ER-104", "header.settlementRequestId")
 	if status.Code(err) != codes.AlreadyExists {
 		t.Errorf("code %s, want AlreadyExists (409)", status.Code(err))
 	}
-	// The request id is scoped to the company: ZACME may use REQ-1 for its own instruction.
-	acme := instruction("REQ-1", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "0.1")})
-	if _, err := f.svc.CreateSettlement(f.companyCtx(zacme), acme); err != nil {
-		t.Errorf("ZACME's REQ-1: %v", err)
+	// The request id is scoped to the operator: DERIBIT's may use REQ-1 for its own instruction.
+	deribit := instruction("REQ-1", []*interchangev1.Settlement{leg(deribitBTC, "BTC", "BTC", "0.1")})
+	deribit.Header.VenueId = "DERIBIT"
+	if _, err := f.svc.CreateSettlement(f.operatorCtx(zderibit, "DERIBIT"), deribit); err != nil {
+		t.Errorf("ZDERIBIT's REQ-1: %v", err)
 	}
 }
 
@@ -54,7 +55,7 @@ func TestRacingCreatesStoreOne(t *testing.T) {
 	answers := make(chan string, 20)
 	for range 20 {
 		wg.Go(func() {
-			resp, err := f.svc.CreateSettlement(f.companyCtx(ztest), valid())
+			resp, err := f.svc.CreateSettlement(f.venueCtx(), valid())
 			if err != nil {
 				t.Errorf("create: %v", err)
 				return
@@ -71,7 +72,7 @@ func TestRacingCreatesStoreOne(t *testing.T) {
 	if len(seen) != 1 {
 		t.Errorf("tracking ids %v, want one for all 20 answers", seen)
 	}
-	got, err := f.svc.SearchSettlements(f.companyCtx(ztest), &interchangev1.SearchSettlementsRequest{})
+	got, err := f.svc.SearchSettlements(f.venueCtx(), &interchangev1.SearchSettlementsRequest{})
 	if err != nil || got.GetTotal() != 1 {
 		t.Errorf("search = %v, %v; want one settlement", got, err)
 	}
@@ -80,42 +81,44 @@ func TestRacingCreatesStoreOne(t *testing.T) {
 func TestCreateChecksWallets(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	const counterparty = "settlements[0].counterparty.value"
 	tests := []struct {
 		name      string
 		leg       *interchangev1.Settlement
 		wantCode  string
 		wantField string
+		// what the settlement engine gets instructing the same leg for ZTEST (its own wallets)
+		engineCode string
 	}{
-		{"unknown wallet", leg("ZTEST-TW-NOPE000001", "BTC", "BTC", "1"), "ER-102", "settlements[0].counterparty.value"},
-		{"other company's wallet", leg(acmeBTC, "BTC", "BTC", "1"), "ER-102", "settlements[0].counterparty.value"},
-		{"other venue", leg("ZTEST-TW-DERIBIT001", "BTC", "BTC", "1"), "ER-108", "settlements[0].counterparty.value"},
-		{"deactivated", leg("ZTEST-TW-CLOSED0001", "BTC", "BTC", "1"), "ER-113", "settlements[0].counterparty.value"},
-		{"currency of another wallet", leg(ethWallet, "BTC", "BTC", "1"), "ER-108", "settlements[0].currency"},
+		{"unknown wallet", leg("ZTEST-TW-NOPE000001", "BTC", "BTC", "1"), "ER-102", counterparty, "ER-102"},
+		{"a client's wallet at a venue it does not operate", leg(deribitBTC, "BTC", "BTC", "1"), "ER-102", counterparty, "ER-108"},
+		{"its own wallet at another venue", leg(bybitOwn, "BTC", "BTC", "1"), "ER-108", counterparty, "ER-102"},
+		{"deactivated", leg("ZTEST-TW-CLOSED0001", "BTC", "BTC", "1"), "ER-113", counterparty, "ER-113"},
+		{"currency of another wallet", leg(ethWallet, "BTC", "BTC", "1"), "ER-108", "settlements[0].currency", "ER-108"},
 	}
 	for i, tt := range tests {
 		req := instruction(fmt.Sprintf("W-%d", i), []*interchangev1.Settlement{tt.leg})
-		_, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
+		_, err := f.svc.CreateSettlement(f.venueCtx(), req)
 		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
-		// The settlement engine's instructions are checked alike, as the company's own.
+		// The settlement engine instructs for a company, naming that company's wallets only.
 		venueReq := instruction(fmt.Sprintf("WV-%d", i), []*interchangev1.Settlement{tt.leg})
 		venueReq.Settlements[0].Amount = "-1"
 		_, err = f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: venueReq})
-		t.Run(tt.name+" instructed by the engine", func(t *testing.T) { wantAppErr(t, err, tt.wantCode, tt.wantField) })
+		t.Run(tt.name+" instructed by the engine", func(t *testing.T) { wantAppErr(t, err, tt.engineCode, tt.wantField) })
 	}
-	// The operator of BYBIT sees its clients' wallets there, but until it instructs for
-	// them (issue 18), its instruction names its own wallets only.
-	_, err := f.svc.CreateSettlement(f.operatorCtx("ZBYBIT", venue), instruction("OP-1", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1")}))
-	t.Run("a client's wallet named by its venue's operator", func(t *testing.T) { wantAppErr(t, err, "ER-102", "settlements[0].counterparty.value") })
+	_, err := f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest,
+		Instruction: instruction("WV-ACME", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "-1")})})
+	t.Run("another client's wallet instructed by the engine", func(t *testing.T) { wantAppErr(t, err, "ER-102", counterparty) })
 }
 
-// TestPayablesComeFromTheVenueSide: a company's own instruction (endpoint 3) holding a
-// payable is 403 naming the leg, and nothing is stored; the settlement engine instructs it
-// for the company, idempotently by the company's request id.
+// TestPayablesComeFromTheVenueSide: a client's instruction (endpoint 3) is 403, payable or
+// not, and nothing is stored; the settlement engine instructs for a company, idempotently
+// by the company's request id.
 func TestPayablesComeFromTheVenueSide(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	_, err := f.svc.CreateSettlement(f.companyCtx(ztest), trade("PAY-1"))
-	wantAppErr(t, err, "ER-403", "settlements[1].amount")
+	wantAppErr(t, err, "ER-403", "")
 	if status.Code(err) != codes.PermissionDenied {
 		t.Errorf("code %s, want PermissionDenied (403)", status.Code(err))
 	}
@@ -159,7 +162,7 @@ func TestConfiguredBounds(t *testing.T) {
 		_, err := f.engine.InstructSettlement(engineCtx(), &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: req})
 		return err
 	}
-	_, err := f.svc.CreateSettlement(f.companyCtx(ztest), btcLegs("B-1", "0.5", "0.5", "0.5"))
+	_, err := f.svc.CreateSettlement(f.venueCtx(), btcLegs("B-1", "0.5", "0.5", "0.5"))
 	wantAppErr(t, err, "ER-103", "settlements")
 	wantAppErr(t, instruct(btcLegs("B-2", "1.5", "-1")), "ER-103", "settlements")
 	wantAppErr(t, instruct(instruction("B-3", []*interchangev1.Settlement{leg(ethWallet, "ETH", "ETH", "1")})), "ER-103", "settlements")
@@ -171,7 +174,7 @@ func TestConfiguredBounds(t *testing.T) {
 func TestCallers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	viewer := principal.NewContext(f.companyCtx(ztest), principal.Principal{Kind: principal.KindUser, CompanyID: ztest, Roles: []string{principal.RoleViewer}})
+	viewer := principal.NewContext(f.venueCtx(), principal.Principal{Kind: principal.KindUser, CompanyID: zbybit, VenueIDs: []string{venue}, Roles: []string{principal.RoleViewer}})
 	if _, err := f.svc.CreateSettlement(viewer, valid()); status.Code(err) != codes.PermissionDenied {
 		t.Errorf("viewer create = %v, want PermissionDenied", err)
 	}

@@ -44,8 +44,9 @@ func (e *Engine) AdvanceSettlement(ctx context.Context, req *interchangev1.Advan
 	return &interchangev1.AdvanceSettlementResponse{SettlementTrackingId: s.TrackingID, Status: s.Status}, nil
 }
 
-// InstructSettlement records an instruction for a client company as the venue's side: its
-// legs may be payables.
+// InstructSettlement records an instruction for a company, naming that company's own
+// wallets (an internal path of the settlement engine; a venue's operator instructs through
+// endpoint 3).
 func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.InstructSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
 	if err := requireEngine(ctx); err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.Inst
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.srv.create(ctx, company, req.GetInstruction(), true, wallets)
+	res, err := e.srv.create(ctx, company, req.GetInstruction(), wallets)
 	if err != nil {
 		return nil, err
 	}

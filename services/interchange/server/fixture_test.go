@@ -41,6 +41,11 @@ const (
 	ztest      = "ZTEST"
 	zacme      = "ZACME"
 	venue      = "BYBIT"
+	zbybit     = "ZBYBIT"   // operates BYBIT
+	zderibit   = "ZDERIBIT" // operates DERIBIT
+	deribitBTC = "ZTEST-TW-DERIBIT001"
+	// bybitOwn is a wallet of BYBIT's operator at another venue.
+	bybitOwn   = "ZBYBIT-TW-DERIBIT01"
 	btcWallet  = "ZTEST-TW-BTC0000001"
 	btcWallet2 = "ZTEST-TW-BTC0000002"
 	ethWallet  = "ZTEST-TW-ETH0000001"
@@ -249,7 +254,8 @@ var testWallets = []struct{ id, company, venue, status, currency string }{
 	{btcWallet2, ztest, venue, "ACTIVE", "BTC"},
 	{ethWallet, ztest, venue, "ACTIVE", "ETH"},
 	{usdcWallet, ztest, venue, "ACTIVE", "USDC"},
-	{"ZTEST-TW-DERIBIT001", ztest, "DERIBIT", "ACTIVE", "BTC"},
+	{deribitBTC, ztest, "DERIBIT", "ACTIVE", "BTC"},
+	{bybitOwn, zbybit, "DERIBIT", "ACTIVE", "BTC"},
 	{"ZTEST-TW-CLOSED0001", ztest, venue, "DEACTIVATED", "BTC"},
 	{acmeBTC, zacme, venue, "ACTIVE", "BTC"},
 }
@@ -301,6 +307,9 @@ func (f fixture) companyCtx(companyID string) context.Context {
 	return f.callerCtx(principal.Principal{Kind: principal.KindCompany, CompanyID: companyID})
 }
 
+// venueCtx is a company-level call of BYBIT's operator, which instructs the settlements.
+func (f fixture) venueCtx() context.Context { return f.operatorCtx(zbybit, venue) }
+
 // operatorCtx is a company-level call of a company that operates venues.
 func (f fixture) operatorCtx(companyID string, venues ...string) context.Context {
 	return f.callerCtx(principal.Principal{Kind: principal.KindCompany, CompanyID: companyID, VenueIDs: venues})
@@ -337,7 +346,7 @@ func instruction(requestID string, legs []*interchangev1.Settlement, nets ...*in
 
 func (f fixture) create(t *testing.T, req *interchangev1.CreateSettlementRequest) string {
 	t.Helper()
-	resp, err := f.svc.CreateSettlement(f.companyCtx(ztest), req)
+	resp, err := f.svc.CreateSettlement(f.venueCtx(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
@@ -42,15 +40,9 @@ func valid() *interchangev1.CreateSettlementRequest {
 	return req
 }
 
-// clientRules are endpoint 3's default bounds; venueRules the settlement engine's.
-func clientRules() settlement.Rules {
+// defaultRules are endpoint 3's default bounds.
+func defaultRules() settlement.Rules {
 	return settlement.Rules{MaxLegs: settlement.DefaultMaxLegs, MaxGross: settlement.DefaultMaxGross()}
-}
-
-func venueRules() settlement.Rules {
-	r := clientRules()
-	r.Payables = true
-	return r
 }
 
 func TestParseInstructionRefuses(t *testing.T) {
@@ -96,7 +88,6 @@ func TestParseInstructionRefuses(t *testing.T) {
 		{"inconsistent ledger", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Ledger = "ETH" }), "ER-108", "settlements[0].ledger"},
 		{"no amount", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "" }), "ER-101", "settlements[0].amount"},
 		{"zero amount", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "0" }), "ER-108", "settlements[0].amount"},
-		{"payable", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "-1" }), "ER-403", "settlements[0].amount"},
 		{"negative zero", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "-0" }), "ER-108", "settlements[0].amount"},
 		{"not canonical", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "1.50" }), "ER-108", "settlements[0].amount"},
 		{"exponent", with(func(r *interchangev1.CreateSettlementRequest) { r.Settlements[0].Amount = "1e2" }), "ER-108", "settlements[0].amount"},
@@ -129,7 +120,7 @@ func TestParseInstructionRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := server.ParseInstruction(ztest, tt.give, clientRules())
+			_, err := server.ParseInstruction(ztest, tt.give, defaultRules())
 			wantAppErr(t, err, tt.wantCode, tt.wantField)
 		})
 	}
@@ -189,7 +180,7 @@ func TestShares(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := server.ParseInstruction(ztest, instruction("R", tt.legs, tt.nets...), venueRules())
+			got, err := server.ParseInstruction(ztest, instruction("R", tt.legs, tt.nets...), defaultRules())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +233,7 @@ func TestRules(t *testing.T) {
 	for i := range many {
 		many[i] = "0.00000001"
 	}
-	small := settlement.Rules{MaxLegs: 2, MaxGross: map[string]amount.Amount{"BTC": amount.MustStored("2")}, Payables: true}
+	small := settlement.Rules{MaxLegs: 2, MaxGross: map[string]amount.Amount{"BTC": amount.MustStored("2")}}
 	tests := []struct {
 		name      string
 		give      *interchangev1.CreateSettlementRequest
@@ -250,10 +241,9 @@ func TestRules(t *testing.T) {
 		wantCode  string
 		wantField string
 	}{
-		{"a client's payable", btc("1", "-0.5"), clientRules(), "ER-403", "settlements[1].amount"},
-		{"the venue's payable", btc("1", "-0.5"), venueRules(), "", ""},
-		{"legs at the default bound", btc(many[1:]...), clientRules(), "", ""},
-		{"legs beyond the default bound", btc(many...), clientRules(), "ER-103", "settlements"},
+		{"a payable", btc("1", "-0.5"), defaultRules(), "", ""},
+		{"legs at the default bound", btc(many[1:]...), defaultRules(), "", ""},
+		{"legs beyond the default bound", btc(many...), defaultRules(), "ER-103", "settlements"},
 		{"legs beyond the bound", btc("1", "0.5", "0.25"), small, "ER-103", "settlements"},
 		{"gross at the bound", btc("1.5", "-0.5"), small, "", ""},
 		{"gross beyond the bound, net within", btc("1.5", "-0.50000001"), small, "ER-103", "settlements"},
@@ -272,22 +262,18 @@ func TestRules(t *testing.T) {
 			wantAppErr(t, err, tt.wantCode, tt.wantField)
 		})
 	}
-	_, err := server.ParseInstruction(ztest, btc("1", "-0.5"), clientRules())
-	if status.Code(err) != codes.PermissionDenied {
-		t.Errorf("a client's payable: %s, want PermissionDenied (403)", status.Code(err))
-	}
 }
 
 func TestBodyHashIgnoresNothingThatMatters(t *testing.T) {
 	t.Parallel()
-	a, err := server.ParseInstruction(ztest, valid(), clientRules())
+	a, err := server.ParseInstruction(ztest, valid(), defaultRules())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := server.ParseInstruction(ztest, valid(), clientRules())
+	b, _ := server.ParseInstruction(ztest, valid(), defaultRules())
 	changed := valid()
 	changed.Settlements[0].Amount = "1.6"
-	c, _ := server.ParseInstruction(ztest, changed, clientRules())
+	c, _ := server.ParseInstruction(ztest, changed, defaultRules())
 	if a.BodyHash != b.BodyHash || a.BodyHash == c.BodyHash {
 		t.Errorf("hashes %s %s %s: want the same body to hash the same and another body not", a.BodyHash, b.BodyHash, c.BodyHash)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -194,7 +195,7 @@ func TestAwaitingFundsHoldsNothing(t *testing.T) {
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC after FAILED = %v, want untouched", got)
 	}
-	resp, err := f.svc.GetSettlementStatus(f.companyCtx(ztest), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "AF-1"})
+	resp, err := f.svc.GetSettlementStatus(f.venueCtx(), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "AF-1"})
 	if err != nil || resp.GetErrors().GetMessage() != "test" || resp.GetErrors().GetCode() != "ER-409" {
 		t.Errorf("status of a failed settlement = %v, %v; want its reason in errors", resp, err)
 	}
@@ -218,6 +219,29 @@ func TestAwaitingFundsThenFunded(t *testing.T) {
 	}
 	f.walk(t, id, settlement.StatusPayOut)
 	f.wantBalances(t, "after PAY_OUT", map[string][3]string{btcWallet + " BTC": {"0.5", "0.5", "0"}, venueBTC + " BTC": {"1.5", "1.5", "0"}})
+}
+
+// TestPayInAttemptsAreBounded: a PAY_IN refused for lack of funds may be tried again, up
+// to settlement.MaxAttempts times (each try is a step of the settlement's history); past
+// that it is 409 and recorded nowhere, while FAILED still releases nothing held and ends it.
+func TestPayInAttemptsAreBounded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.create(t, instruction("AF-MAX", []*interchangev1.Settlement{leg(btcWallet, "BTC", "BTC", "1.5")}))
+	f.walk(t, id, settlement.StatusInitiated, settlement.StatusAwaitingFunds)
+	// As if it had been tried MaxAttempts times: the next try would be one more.
+	key := bson.D{{Key: "_id", Value: zbybit + ":AF-MAX"}}
+	if _, err := f.db.Collection("settlements").UpdateOne(t.Context(), key, bson.D{{Key: "$set", Value: bson.D{{Key: "payInAttempt", Value: settlement.MaxAttempts + 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "2")
+	_, err := f.advance(id, settlement.StatusPayIn)
+	wantAppErr(t, err, "ER-409", "")
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("code %s, want FailedPrecondition (409)", status.Code(err))
+	}
+	f.mustAdvance(t, id, settlement.StatusFailed, settlement.StatusFailed)
+	f.wantBalances(t, "after FAILED", map[string][3]string{btcWallet + " BTC": {"2", "2", "0"}, "clearing:" + id + " BTC": zero})
 }
 
 // TestPayInNeedsEveryPayer: the venue's payout is held at PAY_IN like a client's

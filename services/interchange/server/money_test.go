@@ -17,8 +17,8 @@ import (
 
 // The attack scenarios, at unit level, and the rules that answer them.
 
-// TestNetCannotDrainTheVenue: a brand-new, empty USDC wallet instructs a receivable of ten
-// million with a net claiming the venue pays it ten million. The net must equal the sum of
+// TestNetCannotDrainTheVenue: an instruction holds a receivable of ten million from a
+// brand-new, empty USDC wallet with a net claiming the venue pays it ten million. The net must equal the sum of
 // the legs, so it is refused; with the right net the wallet has to pay, cannot, and the
 // venue's wallet is never touched.
 func TestNetCannotDrainTheVenue(t *testing.T) {
@@ -29,7 +29,7 @@ func TestNetCannotDrainTheVenue(t *testing.T) {
 		return instruction(requestID, []*interchangev1.Settlement{leg(usdcWallet, "USDC", "XLM", "10000000")},
 			&interchangev1.NetSettlement{Currency: "USDC", Ledger: "XLM", Amount: net})
 	}
-	_, err := f.svc.CreateSettlement(f.companyCtx(ztest), drain("DRAIN-1", "-10000000"))
+	_, err := f.svc.CreateSettlement(f.venueCtx(), drain("DRAIN-1", "-10000000"))
 	wantAppErr(t, err, "ER-108", "netSettlements[0].amount")
 	if status.Code(err) != codes.InvalidArgument {
 		t.Errorf("code %s, want InvalidArgument (400)", status.Code(err))

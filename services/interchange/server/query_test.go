@@ -28,9 +28,7 @@ func TestSearchSettlements(t *testing.T) {
 		f.clock.advance(10 * time.Millisecond)
 	}
 	f.mustAdvance(t, ids["Q-3"], settlement.StatusRejected, settlement.StatusRejected)
-	if _, err := f.svc.CreateSettlement(f.companyCtx(zacme), instruction("Q-9", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "1")})); err != nil {
-		t.Fatal(err)
-	}
+	f.instruct(t, zacme, instruction("Q-9", []*interchangev1.Settlement{leg(acmeBTC, "BTC", "BTC", "1")}))
 	search := func(req *interchangev1.SearchSettlementsRequest) (int32, []string) {
 		t.Helper()
 		resp, err := f.svc.SearchSettlements(f.companyCtx(ztest), req)

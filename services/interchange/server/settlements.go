@@ -11,22 +11,24 @@ import (
 	"github.com/zcustody/suite/services/internal/page"
 )
 
-// CreateSettlement serves endpoint 3 for the caller's company, idempotent by its
-// settlementRequestId (settlement.Service.Create). A client's own instruction holds
-// receivables only (a payable is 403).
+// CreateSettlement serves endpoint 3 for a venue's operator, idempotent by its
+// settlementRequestId (settlement.Service.Create): the instruction's venue must be one the
+// caller's company operates (a client's call is 403); its legs name trading wallets at that
+// venue, of any client, receivables and payables.
 func (s *Server) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
 	company, err := companyCaller(ctx, true)
 	if err != nil {
 		return nil, err
 	}
-	return s.create(ctx, company, req, false, s.callerWallets(ctx))
+	if err := venueOperator(ctx, req.GetHeader().GetVenueId()); err != nil {
+		return nil, err
+	}
+	return s.create(ctx, company, req, s.callerWallets(ctx))
 }
 
 // create validates and stores an instruction for company; wallets reads its wallets.
-func (s *Server) create(ctx context.Context, company string, req *interchangev1.CreateSettlementRequest, payables bool, wallets settlement.Wallets) (*interchangev1.CreateSettlementResponse, error) {
-	rules := s.deps.Rules
-	rules.Payables = payables
-	in, err := ParseInstruction(company, req, rules)
+func (s *Server) create(ctx context.Context, company string, req *interchangev1.CreateSettlementRequest, wallets settlement.Wallets) (*interchangev1.CreateSettlementResponse, error) {
+	in, err := ParseInstruction(company, req, s.deps.Rules)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,21 @@ func (s *Service) claim(ctx context.Context, cur Settlement, to, reason string) 
 	if !Allowed(cur.Status, to) {
 		return Settlement{}, illegal("settlement %s is %s: it cannot move to %s", cur.TrackingID, cur.Status, to)
 	}
+	if err := checkAttempts(cur, to); err != nil {
+		return Settlement{}, err
+	}
 	return s.claimed(ctx, cur, Pending{From: cur.Status, To: to, Reason: reason, LeaseUntil: lease, Token: ids.Random(16)})
+}
+
+// checkAttempts refuses a PAY_IN or a reversal tried MaxAttempts times already.
+func checkAttempts(cur Settlement, to string) error {
+	switch {
+	case to == StatusPayIn && cur.PayInAttempt > MaxAttempts:
+		return illegal("settlement %s has tried PAY_IN %d times, the most allowed: it can only fail now", cur.TrackingID, MaxAttempts)
+	case to == StatusFailed && cur.Status == StatusPayOut && cur.ReverseAttempt > MaxAttempts:
+		return illegal("settlement %s has tried its reversal %d times, the most allowed: it stays %s", cur.TrackingID, MaxAttempts, cur.Status)
+	}
+	return nil
 }
 
 func (s *Service) claimed(ctx context.Context, cur Settlement, p Pending) (Settlement, error) {

@@ -1,8 +1,6 @@
 package settlement
 
 import (
-	"fmt"
-
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
 )
@@ -18,31 +16,27 @@ const (
 	MaxDestinationTag  = 2147483647
 	MaxReasonLength    = 512
 	CounterpartyWallet = "WALLET_ID"
+	// MaxAttempts bounds how often a settlement's PAY_IN is tried (each refusal for lack of
+	// funds leaves it AWAITING_FUNDS) and how often its reversal is (FAILED after PAY_OUT,
+	// refused while a payee no longer holds its share): every try is a step of the history
+	// kept in the settlement's document, which must stay bounded. Past it, PAY_IN is refused
+	// (the settlement can still fail), and so is the reversal.
+	MaxAttempts = 50
 )
 
-// Rules bound an instruction: legs per settlement, the gross amount per currency, and who
-// may instruct payables.
+// Rules bound an instruction: legs per settlement and the gross amount per currency.
 type Rules struct {
 	MaxLegs int
 	// MaxGross bounds, per currency, the sum of the legs' sizes; a currency without a bound
 	// is refused.
 	MaxGross map[string]amount.Amount
-	// Payables allows negative legs (the venue pays the wallet). A client's own instruction
-	// holds receivables only: payables move the venue's money and come from the venue's side
-	// (the settlement engine).
-	Payables bool
 }
 
 // Check applies the rules to parsed legs.
 func (r Rules) Check(legs []Leg) error {
 	gross := map[string]amount.Amount{}
-	for i, l := range legs {
-		a := amount.MustStored(l.Amount)
-		if a.Sign() < 0 && !r.Payables {
-			field := fmt.Sprintf("settlements[%d].amount", i)
-			return apperr.ForbiddenField(field, "%s %s is a payable: payables move the venue's money and are instructed by the venue, a client's instruction holds receivables only", field, l.Amount)
-		}
-		gross[l.Currency] = gross[l.Currency].Add(a.Abs())
+	for _, l := range legs {
+		gross[l.Currency] = gross[l.Currency].Add(amount.MustStored(l.Amount).Abs())
 	}
 	for cur, g := range gross {
 		bound, ok := r.MaxGross[cur]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/zcustody/suite/services/apperr"
@@ -112,9 +113,11 @@ func (s *Service) Create(ctx context.Context, in Settlement, wallets Wallets) (S
 	if !errors.Is(err, apperr.ErrNotFound) {
 		return Settlement{}, err
 	}
-	if err := checkWallets(ctx, wallets, in); err != nil {
+	found, err := checkWallets(ctx, wallets, in)
+	if err != nil {
 		return Settlement{}, err
 	}
+	in.Shares = ownedShares(in.Shares, found)
 	now := s.stamp()
 	in.TrackingID, in.Status, in.Version, in.CreatedAt, in.UpdatedAt = NewTrackingID(), StatusReceived, 1, now, now
 	in.PayInAttempt = 1
@@ -134,11 +137,11 @@ func replay(stored, in Settlement) (Settlement, error) {
 	return stored, nil
 }
 
-// checkWallets checks each leg's counterparty: an ACTIVE trading wallet of the instructing
-// company (else ER-102, also for a client's wallet a venue operator can see: its shares name
-// the instructing company), at the instruction's venue, in the leg's currency (else ER-108);
-// a deactivated one is 409 ER-113.
-func checkWallets(ctx context.Context, wallets Wallets, in Settlement) error {
+// checkWallets checks each leg's counterparty, as the instructing company sees it: an ACTIVE
+// trading wallet (else ER-102; a venue operator sees the wallets of every client at its
+// venues), at the instruction's venue, in the leg's currency (else ER-108); a deactivated
+// one is 409 ER-113. It returns the wallets found.
+func checkWallets(ctx context.Context, wallets Wallets, in Settlement) (map[string]Wallet, error) {
 	seen := make(map[string]bool, len(in.Legs))
 	walletIDs := make([]string, 0, len(in.Legs))
 	for _, l := range in.Legs {
@@ -149,24 +152,36 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) error {
 	}
 	found, err := wallets.Wallets(ctx, walletIDs)
 	if err != nil {
-		return fmt.Errorf("read trading wallets: %w", err)
+		return nil, fmt.Errorf("read trading wallets: %w", err)
 	}
 	for i, l := range in.Legs {
 		field := fmt.Sprintf("settlements[%d].counterparty.value", i)
 		w, ok := found[l.WalletID]
 		switch {
-		case !ok || w.CompanyID != in.CompanyID:
-			return apperr.NotFound(field, l.WalletID)
+		case !ok:
+			return nil, apperr.NotFound(field, l.WalletID)
 		case w.VenueID != in.VenueID:
-			return apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
+			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
 		case w.Status != "ACTIVE":
-			return apperr.Precondition(apperr.CodeDeactivated, field, "%s: wallet %s is %s", field, l.WalletID, w.Status)
+			return nil, apperr.Precondition(apperr.CodeDeactivated, field, "%s: wallet %s is %s", field, l.WalletID, w.Status)
 		case w.Currency != l.Currency:
-			return apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("settlements[%d].currency", i),
+			return nil, apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("settlements[%d].currency", i),
 				"settlements[%d].currency %s: wallet %s holds %s", i, l.Currency, l.WalletID, w.Currency)
 		}
 	}
-	return nil
+	return found, nil
+}
+
+// ownedShares names, on each share of a client's wallet, the company that holds the wallet
+// (the journal checks it on every leg); the venue's shares keep the venue's company.
+func ownedShares(shares []Share, found map[string]Wallet) []Share {
+	out := slices.Clone(shares)
+	for i, sh := range out {
+		if w, ok := found[sh.WalletID]; ok {
+			out[i].CompanyID = w.CompanyID
+		}
+	}
+	return out
 }
 
 // ByRequest returns the company's settlement with the venue's request id (another

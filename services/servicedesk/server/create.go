@@ -75,7 +75,7 @@ func (s *Server) checkCreate(ctx context.Context, p principal.Principal, req *se
 	case req.GetPayload() == nil:
 		return servicedesk.Service{}, "", apperr.Missing("payload")
 	}
-	found, err := s.store.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: []string{req.GetServiceId()}})
+	found, err := s.store.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: []string{req.GetServiceId()}, Venue: true})
 	if err != nil {
 		return servicedesk.Service{}, "", err
 	}
@@ -83,6 +83,9 @@ func (s *Server) checkCreate(ctx context.Context, p principal.Principal, req *se
 		return servicedesk.Service{}, "", apperr.NotFound("serviceId", req.GetServiceId())
 	}
 	svc := found[0]
+	if svc.VenueOnly && len(p.VenueIDs) == 0 {
+		return svc, "", apperr.Forbidden("service %s is offered to the operators of trading venues; company %s operates none", svc.ID, p.CompanyID)
+	}
 	if !p.Entitled(svc.ID) {
 		return svc, "", apperr.Forbidden("you are not entitled to service %s", svc.ID)
 	}

@@ -51,7 +51,7 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	if err != nil {
 		return nil, err
 	}
-	filter, err := catalogFilter(req, p.Entitlements)
+	filter, err := catalogFilter(req, p.Entitlements, len(p.VenueIDs) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +70,8 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	return resp, nil
 }
 
-func catalogFilter(req *servicedeskv1.ListProductsRequest, entitled []string) (servicedesk.CatalogFilter, error) {
-	f := servicedesk.CatalogFilter{Entitled: entitled}
+func catalogFilter(req *servicedeskv1.ListProductsRequest, entitled []string, venue bool) (servicedesk.CatalogFilter, error) {
+	f := servicedesk.CatalogFilter{Entitled: entitled, Venue: venue}
 	var err error
 	if f.Products, err = page.Filter("products", req.GetProducts(), servicedesk.Products...); err != nil {
 		return f, err

@@ -46,7 +46,8 @@ func TestFindCatalog(t *testing.T) {
 		{"entitlements only", servicedesk.CatalogFilter{Entitled: []string{"0x0013-001", "0x0007-004"}}, []string{"0x0007-004", "0x0013-001"}},
 		{"no entitlements sees nothing", servicedesk.CatalogFilter{}, []string{}},
 		{"product", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}}, []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},
-		{"product ids OR-ed", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}}, []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0014-007"}},
+		{"product ids OR-ed", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}, Venue: true}, []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0014-007"}},
+		{"venue-only services left out for a client", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}}, []string{"0x0003-001", "0x0003-002", "0x0014-007"}},
 		{"filters AND-ed", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}, RequestTypes: []string{servicedesk.RequestDeactivate}}, []string{"0x0013-003"}},
 		{"service name exact", servicedesk.CatalogFilter{Entitled: all, ServiceNames: []string{"Custody Wallet"}}, []string{}},
 		{"service ids within entitlements", servicedesk.CatalogFilter{Entitled: []string{"0x0013-001"}, ServiceIDs: []string{"0x0013-001", "0x0013-002"}}, []string{"0x0013-001"}},
@@ -71,7 +72,7 @@ func TestSyncCatalogIsIdempotent(t *testing.T) {
 	if err := st.SyncCatalog(ctx, servicedesk.Catalog()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: ids(servicedesk.Catalog())})
+	got, err := st.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: ids(servicedesk.Catalog()), Venue: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +81,15 @@ func TestSyncCatalogIsIdempotent(t *testing.T) {
 	}
 	if got[0].Template == "" || got[0].Owner == "" || got[0].Expiry == 0 {
 		t.Errorf("catalog service lost fields on the round trip: %+v", got[0])
+	}
+	venueOnly := 0
+	for _, svc := range got {
+		if svc.VenueOnly {
+			venueOnly++
+		}
+	}
+	if venueOnly != 1 {
+		t.Errorf("%d venue-only services after the round trip, want 1 (0x0003-003)", venueOnly)
 	}
 }
 
