@@ -29,18 +29,19 @@ func VenueWallets() []trading.Wallet {
 	return out
 }
 
-// Withdrawals returns the demo withdrawals awaiting confirmation (endpoint 11), out of the
-// demo trading wallets: two of ZTEST's, one of ZACME's.
+// Withdrawals returns the demo withdrawals awaiting confirmation (endpoint 11, by the
+// operator of the wallet's venue), out of the demo trading wallets: two of ZTEST's (at
+// BYBIT and DERIBIT), one of ZACME's (at BYBIT).
 func Withdrawals() []withdrawal.Withdrawal {
 	created := time.Date(2026, 1, 20, 14, 0, 0, 0, time.UTC)
-	w := func(id, company, wallet, currency, amount, to string) withdrawal.Withdrawal {
-		return withdrawal.Withdrawal{TransferID: id, CompanyID: company, WalletID: wallet, Currency: currency, Amount: amount,
+	w := func(id, company, wallet, venue, currency, amount, to string) withdrawal.Withdrawal {
+		return withdrawal.Withdrawal{TransferID: id, CompanyID: company, WalletID: wallet, VenueID: venue, Currency: currency, Amount: amount,
 			DestinationAddress: to, Status: withdrawal.StatusPending, Version: 1, CreatedAt: created, UpdatedAt: created}
 	}
 	return []withdrawal.Withdrawal{
-		w("ZTEST-WD-DEMO0001", CompanyZTEST, "ZTEST-TW-DEMO000001", "BTC", "0.1", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
-		w("ZTEST-WD-DEMO0002", CompanyZTEST, "ZTEST-TW-DEMO000002", "ETH", "1.5", "0x52908400098527886E0F7030069857D2E4169EE7"),
-		w("ZACME-WD-DEMO0001", CompanyZACME, "ZACME-TW-DEMO000001", "BTC", "0.05", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
+		w("ZTEST-WD-DEMO0001", CompanyZTEST, "ZTEST-TW-DEMO000001", VenueBYBIT, "BTC", "0.1", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
+		w("ZTEST-WD-DEMO0002", CompanyZTEST, "ZTEST-TW-DEMO000002", VenueDERIBIT, "ETH", "1.5", "0x52908400098527886E0F7030069857D2E4169EE7"),
+		w("ZACME-WD-DEMO0001", CompanyZACME, "ZACME-TW-DEMO000001", VenueBYBIT, "BTC", "0.05", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"),
 	}
 }
 

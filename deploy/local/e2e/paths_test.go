@@ -26,7 +26,7 @@ type endpoint struct {
 var endpoints = []endpoint{
 	{1, http.MethodPost, "/v3/api/servicedesk/requests", "/v3/api/servicedesk/requests", demo.CompanyZTEST, maker, `{}`},
 	{2, http.MethodPost, "/v3/api/trading/wallets", "/v3/api/trading/wallets", demo.CompanyZTEST, maker, `{}`},
-	{3, http.MethodPost, "/v3/api/interchange/settlement/create", "/v3/api/interchange/settlement/create", demo.CompanyZTEST, company, `{}`},
+	{3, http.MethodPost, "/v3/api/interchange/settlement/create", "/v3/api/interchange/settlement/create", demo.CompanyZBYBIT, company, `{}`},
 	{4, http.MethodPost, "/v2/api/core/wallets/{walletId}/action", "/v2/api/core/wallets/W-E2E-1/action", demo.CompanyZTEST, company, `{}`},
 	{5, http.MethodPost, "/v3/api/servicedesk/create", "/v3/api/servicedesk/create", demo.CompanyZTEST, maker, `{}`},
 	{6, http.MethodPost, "/v3/api/servicedesk/products", productsPath, demo.CompanyZTEST, maker, `{}`},
@@ -34,7 +34,7 @@ var endpoints = []endpoint{
 	{8, http.MethodPost, "/v3/api/interchange/settlement/wallet/addresses", "/v3/api/interchange/settlement/wallet/addresses", demo.CompanyZTEST, maker, `{}`},
 	{9, http.MethodPost, "/v3/api/interchange/settlement/wallet/whitelisted/address", "/v3/api/interchange/settlement/wallet/whitelisted/address", demo.CompanyZTEST, company, `{}`},
 	{10, http.MethodPost, "/v3/api/servicedesk/audit-trail", "/v3/api/servicedesk/audit-trail", demo.CompanyZTEST, maker, `{}`},
-	{11, http.MethodPost, "/v3/api/interchange/withdrawal/confirm", "/v3/api/interchange/withdrawal/confirm", demo.CompanyZTEST, company, `{}`},
+	{11, http.MethodPost, "/v3/api/interchange/withdrawal/confirm", "/v3/api/interchange/withdrawal/confirm", demo.CompanyZBYBIT, company, `{}`},
 	{12, http.MethodPost, "/v3/api/custody/currencies/fees", "/v3/api/custody/currencies/fees", demo.CompanyZTEST, maker, ``},
 	{13, http.MethodPost, "/v3/api/custody/wallets/{walletId}/activate/{currencyId}", "/v3/api/custody/wallets/W-E2E-1/activate/usdc-xlm", demo.CompanyZTEST, maker, ``},
 	{14, http.MethodGet, "/v2/api/core/wallets", "/v2/api/core/wallets", demo.CompanyZTEST, company, ``},

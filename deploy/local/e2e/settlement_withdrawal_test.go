@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 )
 
@@ -18,9 +19,10 @@ func confirmBody(t *testing.T, id, decision, reason string) []byte {
 	return mustJSON(t, map[string]string{"transferId": id, "withdrawalConfirmation": decision, "reason": reason})
 }
 
-func confirmAs(t *testing.T, companyID, id, decision, reason string) response {
+// confirmAs decides a withdrawal through endpoint 11 as c.
+func confirmAs(t *testing.T, c *signing.Client, id, decision, reason string) response {
 	t.Helper()
-	return do(t, newClient(companyID, company), http.MethodPost, withdrawalPath, confirmBody(t, id, decision, reason))
+	return do(t, c, http.MethodPost, withdrawalPath, confirmBody(t, id, decision, reason))
 }
 
 // pendingWithdrawal records a withdrawal of amount BTC from wallet as the settlement engine.
@@ -44,29 +46,38 @@ func pendingWithdrawal(t *testing.T, wallet, amount string) string {
 	return id
 }
 
+// TestWithdrawalConfirmation: the operator of the wallet's venue decides; the wallet's own
+// client, another client (403) and another venue's operator (404) cannot.
 func TestWithdrawalConfirmation(t *testing.T) {
 	t.Parallel()
 	f := newVenueFixture(t, "1", "0", "0", "0")
 	accepted, declined := pendingWithdrawal(t, f.btc, "0.25"), pendingWithdrawal(t, f.btc, "0.5")
+	venue, ztest, zacme := f.operatorClient(company), newClient(demo.CompanyZTEST, company), newClient(demo.CompanyZACME, company)
 	tests := []struct {
-		name, companyID, id, decision, reason string
-		status                                int
-		code                                  string
+		name                 string
+		as                   *signing.Client
+		id, decision, reason string
+		status               int
+		code                 string
 	}{
-		{"accept", demo.CompanyZTEST, accepted, "ACCEPT", "", 200, ""},
-		{"accept again", demo.CompanyZTEST, accepted, "ACCEPT", "", 200, ""},
-		{"decline an accepted one", demo.CompanyZTEST, accepted, "DECLINE", "too late", 409, "ER-409"},
-		{"decline without a reason", demo.CompanyZTEST, declined, "DECLINE", "", 400, "ER-101"},
-		{"REJECT is not a decision", demo.CompanyZTEST, declined, "REJECT", "x", 400, "ER-108"},
-		{"no decision", demo.CompanyZTEST, declined, "", "", 400, "ER-101"},
-		{"another company's transfer", demo.CompanyZACME, declined, "DECLINE", "not ours", 404, "ER-102"},
-		{"decline", demo.CompanyZTEST, declined, "DECLINE", "wrong address", 200, ""},
-		{"decline again", demo.CompanyZTEST, declined, "DECLINE", "wrong address", 200, ""},
-		{"accept a declined one", demo.CompanyZTEST, declined, "ACCEPT", "", 409, "ER-409"},
-		{"unknown transfer", demo.CompanyZTEST, "WD-UNKNOWN", "ACCEPT", "", 404, "ER-102"},
+		{"the client accepts its own", ztest, accepted, "ACCEPT", "", 403, "ER-403"},
+		{"the client's maker accepts its own", newClient(demo.CompanyZTEST, maker), accepted, "ACCEPT", "", 403, "ER-403"},
+		{"another venue's operator", newClient(demo.CompanyZBYBIT, company), accepted, "ACCEPT", "", 404, "ER-102"},
+		{"accept", venue, accepted, "ACCEPT", "", 200, ""},
+		{"accept again, as the operator's maker", f.operatorClient(maker), accepted, "ACCEPT", "", 200, ""},
+		{"the operator's viewer", f.operatorClient(viewer), declined, "DECLINE", "no", 403, "ER-403"},
+		{"decline an accepted one", venue, accepted, "DECLINE", "too late", 409, "ER-409"},
+		{"decline without a reason", venue, declined, "DECLINE", "", 400, "ER-101"},
+		{"REJECT is not a decision", venue, declined, "REJECT", "x", 400, "ER-108"},
+		{"no decision", venue, declined, "", "", 400, "ER-101"},
+		{"another client", zacme, declined, "DECLINE", "not ours", 403, "ER-403"},
+		{"decline", venue, declined, "DECLINE", "wrong address", 200, ""},
+		{"decline again", venue, declined, "DECLINE", "wrong address", 200, ""},
+		{"accept a declined one", venue, declined, "ACCEPT", "", 409, "ER-409"},
+		{"unknown transfer", venue, "WD-UNKNOWN", "ACCEPT", "", 404, "ER-102"},
 	}
 	for _, tt := range tests {
-		r := confirmAs(t, tt.companyID, tt.id, tt.decision, tt.reason)
+		r := confirmAs(t, tt.as, tt.id, tt.decision, tt.reason)
 		if tt.status != http.StatusOK {
 			t.Run(tt.name, func(t *testing.T) { wantError(t, r, tt.status, tt.code) })
 			continue
@@ -83,7 +94,7 @@ func TestWithdrawalConfirmation(t *testing.T) {
 		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
 	}
 	big := pendingWithdrawal(t, f.btc, "5")
-	wantError(t, confirmAs(t, demo.CompanyZTEST, big, "ACCEPT", ""), http.StatusConflict, "ER-409")
+	wantError(t, confirmAs(t, venue, big, "ACCEPT", ""), http.StatusConflict, "ER-409")
 	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.75", "0.75", "0", "0"}) {
 		t.Errorf("client BTC after a refused accept = %v, want unchanged", got)
 	}
@@ -101,7 +112,7 @@ func TestWithdrawalRacingDecisions(t *testing.T) {
 	for i := range 20 {
 		decision := []string{"ACCEPT", "DECLINE"}[i%2]
 		wg.Go(func() {
-			r := confirmAs(t, demo.CompanyZTEST, id, decision, "race")
+			r := confirmAs(t, f.operatorClient(company), id, decision, "race")
 			mu.Lock()
 			defer mu.Unlock()
 			switch r.status {
@@ -126,15 +137,16 @@ func TestWithdrawalRacingDecisions(t *testing.T) {
 	}
 }
 
-// TestWithdrawalDemoData: the demo withdrawals await confirmation, each visible to its own
-// company only.
+// TestWithdrawalDemoData: the demo withdrawals await confirmation by the operator of their
+// wallet's venue: ZACME's at BYBIT is BYBIT's to decide, not DERIBIT's nor ZACME's.
 func TestWithdrawalDemoData(t *testing.T) {
 	t.Parallel()
-	wantError(t, confirmAs(t, demo.CompanyZTEST, "ZACME-WD-DEMO0001", "DECLINE", "not ours"), http.StatusNotFound, "ER-102")
+	wantError(t, confirmAs(t, newClient(demo.CompanyZDERIBIT, company), "ZACME-WD-DEMO0001", "DECLINE", "not ours"), http.StatusNotFound, "ER-102")
+	wantError(t, confirmAs(t, newClient(demo.CompanyZACME, company), "ZACME-WD-DEMO0001", "DECLINE", "ours"), http.StatusForbidden, "ER-403")
 	var got struct {
 		TransferID string `json:"transferId"`
 	}
-	wantOK(t, confirmAs(t, demo.CompanyZACME, "ZACME-WD-DEMO0001", "DECLINE", "e2e: unknown destination"), &got)
+	wantOK(t, confirmAs(t, newClient(demo.CompanyZBYBIT, company), "ZACME-WD-DEMO0001", "DECLINE", "e2e: unknown destination"), &got)
 	if got.TransferID != "ZACME-WD-DEMO0001" {
 		t.Errorf("answer %+v, want ZACME-WD-DEMO0001", got)
 	}

@@ -99,9 +99,9 @@ const (
 //     tried again, or FAILED), FAILED before and after PAY_OUT (a reversal, refused when a
 //     payee spent its share), REJECTED; some transitions are asked twice at once, and PAY_OUT
 //     races FAILED;
-//   - withdrawals, created by the engine and decided through the gateway: ACCEPT, DECLINE,
-//     both at once, or ACCEPT twice at once; an ACCEPT short of funds is topped up and asked
-//     again, or declined;
+//   - withdrawals, created by the engine and decided through the gateway by the venue's
+//     operator: ACCEPT, DECLINE, both at once, or ACCEPT twice at once; an ACCEPT short of
+//     funds is topped up and asked again, or declined;
 //   - deposits into the wallets.
 //
 // Meanwhile interchange and trading are each killed once (a third kill of either at random),
@@ -983,7 +983,7 @@ func (r *moneyRun) confirm(w *moneyWithdrawal, decision string) {
 	if decision == "DECLINE" {
 		body["reason"] = "fault test: declined"
 	}
-	resp := call(r.gw, http.MethodPost, withdrawalConfirmPath, mustJSON(r.t, body))
+	resp := call(r.operator, http.MethodPost, withdrawalConfirmPath, mustJSON(r.t, body))
 	if !moneyRetryableHTTP(resp) {
 		r.took("confirm", resp.elapsed)
 	}

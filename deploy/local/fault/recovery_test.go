@@ -66,9 +66,10 @@ func TestSweeperCompletesWhatACrashCutShort(t *testing.T) {
 		return ctx.Err()
 	})
 	confirmed := make(chan response, 1)
+	operator := f.operatorClient(t)
 	go func() {
 		accept := mustJSON(t, map[string]string{"transferId": transfer, "withdrawalConfirmation": "ACCEPT"})
-		confirmed <- call(s.client(demo.CompanyZTEST, company), http.MethodPost, withdrawalConfirmPath, accept)
+		confirmed <- call(operator, http.MethodPost, withdrawalConfirmPath, accept)
 	}()
 	payIn := engine.advanceAsync(id, "SETTLEMENT_PAY_IN")
 	for range 2 {

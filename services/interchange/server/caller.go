@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/funds"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -41,6 +42,28 @@ func venueOperator(ctx context.Context, venueID string) error {
 		return apperr.Forbidden("header.venueId %s is not a venue that company %s operates", venueID, p.CompanyID)
 	}
 	return nil
+}
+
+// walletVenue reads the withdrawal's trading wallet as its company's and returns the venue
+// that holds it: a wallet the company does not hold is 404 ER-102, one in another currency
+// 400 ER-108.
+func (s *Server) walletVenue(ctx context.Context, w withdrawal.Withdrawal) (string, error) {
+	wallets, err := s.walletsFor(w.CompanyID)
+	if err != nil {
+		return "", err
+	}
+	found, err := wallets.Wallets(ctx, []string{w.WalletID})
+	if err != nil {
+		return "", err
+	}
+	tw, ok := found[w.WalletID]
+	switch {
+	case !ok:
+		return "", apperr.NotFound("walletId", w.WalletID)
+	case tw.Currency != w.Currency:
+		return "", apperr.Invalid(apperr.CodeFormat, "currency", "currency %s: wallet %s holds %s", w.Currency, w.WalletID, tw.Currency)
+	}
+	return tw.VenueID, nil
 }
 
 // requireEngine refuses every caller but the settlement engine, signed with its own key.

@@ -79,7 +79,7 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 				f.ledger.setFail(failOnce("wd:WD-CUT:hold:1"+map[string]string{"hold": "", "post": ":post", "void": ":void"}[tt.failing], tradingDown))
 				want = codes.Unavailable
 			}
-			if err := confirm(f, f.companyCtx(ztest), "WD-CUT", tt.decision, tt.reason); status.Code(err) != want {
+			if err := confirm(f, f.venueCtx(), "WD-CUT", tt.decision, tt.reason); status.Code(err) != want {
 				t.Fatalf("%s: %v, want %s", tt.decision, err, want)
 			}
 			if got := f.ledger.get(t, btcWallet, "BTC"); got != tt.stuck {
@@ -103,7 +103,7 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 			if got, ids := f.ledger.get(t, btcWallet, "BTC"), sent.take(); got != tt.swept || len(ids) > 0 {
 				t.Errorf("after a second sweep: client BTC %v, entries %v; want %v and none", got, ids, tt.swept)
 			}
-			if err := confirm(f, f.companyCtx(ztest), "WD-CUT", tt.decision, tt.reason); err != nil {
+			if err := confirm(f, f.venueCtx(), "WD-CUT", tt.decision, tt.reason); err != nil {
 				t.Errorf("%s again: %v", tt.decision, err)
 			}
 			if got := f.ledger.get(t, btcWallet, "BTC"); got != tt.again {
@@ -190,11 +190,11 @@ func TestRacingSweepers(t *testing.T) {
 	f.withdraw(t, withdrawalReq("WD-ACC", "0.4"))
 	f.withdraw(t, withdrawalReq("WD-DEC", "0.5"))
 	f.ledger.setFail(failOnce("wd:WD-ACC:hold:1:post", tradingDown))
-	if err := confirm(f, f.companyCtx(ztest), "WD-ACC", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
+	if err := confirm(f, f.venueCtx(), "WD-ACC", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
 		t.Fatalf("accept with trading down: %v", err)
 	}
 	f.ledger.setFail(failOnce("wd:WD-DEC:hold:1:void", tradingDown))
-	if err := confirm(f, f.companyCtx(ztest), "WD-DEC", "DECLINE", "no"); status.Code(err) != codes.Unavailable {
+	if err := confirm(f, f.venueCtx(), "WD-DEC", "DECLINE", "no"); status.Code(err) != codes.Unavailable {
 		t.Fatalf("decline with trading down: %v", err)
 	}
 	f.ledger.setFail(nil)

@@ -11,6 +11,7 @@ import (
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/principal"
 )
 
 const btcAddress = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
@@ -59,6 +60,8 @@ func TestCreateWithdrawal(t *testing.T) {
 		{"no company", with(func(r *interchangev1.CreateWithdrawalRequest) { r.CompanyId = "" }), "ER-101", "companyId"},
 		{"wallet of another company", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = acmeBTC }), "ER-108", "walletId"},
 		{"venue wallet", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "BYBIT-ISW-BTC" }), "ER-108", "walletId"},
+		{"unknown wallet", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "ZTEST-TW-NOPE000001" }), "ER-102", "walletId"},
+		{"wallet in another currency", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = ethWallet }), "ER-108", "currency"},
 		{"currency", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Currency = "DOGE" }), "ER-111", "currency"},
 		{"amount", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Amount = "0" }), "ER-108", "amount"},
 		{"no address", with(func(r *interchangev1.CreateWithdrawalRequest) { r.DestinationAddress = "" }), "ER-101", "destinationAddress"},
@@ -72,6 +75,29 @@ func TestCreateWithdrawal(t *testing.T) {
 	}
 }
 
+// TestWithdrawalBelongsToItsVenue: a withdrawal out of a wallet at DERIBIT is decided by
+// DERIBIT's operator; BYBIT's does not find it.
+func TestWithdrawalBelongsToItsVenue(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, deribitBTC, "BTC", "1")
+	req := withdrawalReq("WD-DRB", "0.4")
+	req.WalletId = deribitBTC
+	f.withdraw(t, req)
+	if err := confirm(f, f.venueCtx(), "WD-DRB", "ACCEPT", ""); status.Code(err) != codes.NotFound {
+		t.Errorf("BYBIT's operator accepts at DERIBIT: %v, want NotFound", err)
+	}
+	if got := f.ledger.get(t, deribitBTC, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC at DERIBIT = %v after BYBIT's attempt, want untouched", got)
+	}
+	if err := confirm(f, f.operatorCtx(zderibit, "DERIBIT"), "WD-DRB", "ACCEPT", ""); err != nil {
+		t.Fatalf("DERIBIT's operator accepts: %v", err)
+	}
+	if got := f.ledger.get(t, deribitBTC, "BTC"); got != [3]string{"0.6", "0.6", "0"} {
+		t.Errorf("client BTC at DERIBIT = %v, want 0.4 gone", got)
+	}
+}
+
 func TestConfirmWithdrawal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -79,7 +105,7 @@ func TestConfirmWithdrawal(t *testing.T) {
 	f.withdraw(t, withdrawalReq("WD-A", "0.25"))
 	f.withdraw(t, withdrawalReq("WD-D", "0.5"))
 	f.withdraw(t, withdrawalReq("WD-BIG", "2"))
-	ctx := f.companyCtx(ztest)
+	ctx := f.venueCtx()
 	checks := []struct {
 		name, id, decision, reason string
 		want                       codes.Code
@@ -101,8 +127,21 @@ func TestConfirmWithdrawal(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.want)
 		}
 	}
-	if err := confirm(f, f.companyCtx(zacme), "WD-BIG", "DECLINE", "not mine"); status.Code(err) != codes.NotFound {
-		t.Errorf("ZACME confirms ZTEST's transfer: %v, want NotFound", err)
+	// The decision is the venue's: the wallet's own client and any other client are 403,
+	// the operator of another venue does not find it.
+	maker := f.callerCtx(principal.Principal{Kind: principal.KindUser, CompanyID: ztest, Roles: []string{principal.RoleMaker}})
+	for name, c := range map[string]struct {
+		ctx  context.Context
+		want codes.Code
+	}{
+		"the wallet's client":      {f.companyCtx(ztest), codes.PermissionDenied},
+		"the client's maker":       {maker, codes.PermissionDenied},
+		"another client":           {f.companyCtx(zacme), codes.PermissionDenied},
+		"another venue's operator": {f.operatorCtx(zderibit, "DERIBIT"), codes.NotFound},
+	} {
+		if err := confirm(f, c.ctx, "WD-BIG", "DECLINE", "not mine"); status.Code(err) != c.want {
+			t.Errorf("%s declines: %v, want %s", name, err, c.want)
+		}
 	}
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.75", "0.75", "0"} {
 		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
@@ -128,7 +167,7 @@ func TestRacingDecisions(t *testing.T) {
 	for i := range 20 {
 		decision := []string{"ACCEPT", "DECLINE"}[i%2]
 		wg.Go(func() {
-			err := confirm(f, f.companyCtx(ztest), "WD-RACE", decision, "race")
+			err := confirm(f, f.venueCtx(), "WD-RACE", decision, "race")
 			switch status.Code(err) {
 			case codes.OK:
 				results <- decision
@@ -167,13 +206,13 @@ func TestDeclineCompletesAnInterruptedAccept(t *testing.T) {
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawalReq("WD-INT", "0.4"))
 	f.ledger.setFail(failOnce("wd:WD-INT:hold:1:post", tradingDown))
-	if err := confirm(f, f.companyCtx(ztest), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
+	if err := confirm(f, f.venueCtx(), "WD-INT", "ACCEPT", ""); status.Code(err) != codes.Unavailable {
 		t.Fatalf("accept with trading down: %v, want Unavailable", err)
 	}
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.6", "1", "0.4"} {
 		t.Errorf("client BTC = %v, want 0.4 held", got)
 	}
-	err := confirm(f, f.companyCtx(ztest), "WD-INT", "DECLINE", "late")
+	err := confirm(f, f.venueCtx(), "WD-INT", "DECLINE", "late")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "ACCEPTED") {
 		t.Errorf("decline of an accepted transfer: %v, want 409 already ACCEPTED", err)
 	}
@@ -193,7 +232,7 @@ func declineDuringAcceptHold(t *testing.T, f fixture, id string, then func()) *e
 			return nil
 		}
 		f.ledger.setFail(nil)
-		declined = confirm(f, f.companyCtx(ztest), id, "DECLINE", "wrong address")
+		declined = confirm(f, f.venueCtx(), id, "DECLINE", "wrong address")
 		if then != nil {
 			then()
 		}
@@ -210,7 +249,7 @@ func TestLosingAcceptReleasesItsHold(t *testing.T) {
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawalReq("WD-LOSE", "0.4"))
 	declined := declineDuringAcceptHold(t, f, "WD-LOSE", nil)
-	err := confirm(f, f.companyCtx(ztest), "WD-LOSE", "ACCEPT", "")
+	err := confirm(f, f.venueCtx(), "WD-LOSE", "ACCEPT", "")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
 		t.Errorf("the losing accept: %v, want 409 already DECLINED", err)
 	}
@@ -231,7 +270,7 @@ func TestLosingAcceptNeverHolds(t *testing.T) {
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawalReq("WD-LOST", "0.4"))
 	declined := declineDuringAcceptHold(t, f, "WD-LOST", nil)
-	err := confirm(f, f.companyCtx(ztest), "WD-LOST", "ACCEPT", "")
+	err := confirm(f, f.venueCtx(), "WD-LOST", "ACCEPT", "")
 	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "DECLINED") {
 		t.Errorf("the losing accept: %v, want 409 already DECLINED", err)
 	}

@@ -10,20 +10,27 @@ import (
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/ledger"
+	"github.com/zcustody/suite/services/principal"
 )
 
-// ConfirmWithdrawal serves endpoint 11: the caller's company decides one of its pending
-// withdrawals (withdrawal.Service.Confirm).
+// ConfirmWithdrawal serves endpoint 11: the operator of a trading venue decides a pending
+// withdrawal out of a wallet held there (withdrawal.Service.Confirm). A company that
+// operates no venue, the wallet's client included, is 403: collateral at a venue leaves only
+// with the venue's decision. A withdrawal at another venue is 404.
 func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
 	company, err := companyCaller(ctx, true)
 	if err != nil {
 		return nil, err
 	}
+	p, _ := principal.FromContext(ctx)
+	if len(p.VenueIDs) == 0 {
+		return nil, apperr.Forbidden("a withdrawal out of a trading wallet is decided by the operator of its venue; company %s operates no venue", company)
+	}
 	id, decision, reason, err := parseDecision(req)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.deps.Withdrawals.Confirm(ctx, company, id, decision, reason)
+	w, err := s.deps.Withdrawals.Confirm(ctx, p.VenueIDs, id, decision, reason)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ type withdrawalDoc struct {
 	TransferID         string    `bson:"_id"`
 	CompanyID          string    `bson:"companyId"`
 	WalletID           string    `bson:"walletId"`
+	VenueID            string    `bson:"venueId"`
 	Currency           string    `bson:"currency"`
 	Amount             string    `bson:"amount"`
 	DestinationAddress string    `bson:"destinationAddress"`
@@ -57,6 +58,21 @@ func (st *Store) InsertWithdrawal(ctx context.Context, w withdrawal.Withdrawal) 
 func (st *Store) Withdrawal(ctx context.Context, companyID, transferID string) (withdrawal.Withdrawal, error) {
 	var doc withdrawalDoc
 	err := st.db.Collection(colWithdrawals).FindOne(ctx, bson.D{{Key: "_id", Value: transferID}, {Key: "companyId", Value: companyID}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return withdrawal.Withdrawal{}, fmt.Errorf("withdrawal %s: %w", transferID, apperr.ErrNotFound)
+	}
+	if err != nil {
+		return withdrawal.Withdrawal{}, fmt.Errorf("find withdrawal %s: %w", transferID, err)
+	}
+	return doc.withdrawal(), nil
+}
+
+// WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
+// apperr.ErrNotFound (also one at another venue).
+func (st *Store) WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (withdrawal.Withdrawal, error) {
+	var doc withdrawalDoc
+	filter := bson.D{{Key: "_id", Value: transferID}, {Key: "venueId", Value: bson.D{{Key: "$in", Value: append([]string{}, venues...)}}}}
+	err := st.db.Collection(colWithdrawals).FindOne(ctx, filter).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return withdrawal.Withdrawal{}, fmt.Errorf("withdrawal %s: %w", transferID, apperr.ErrNotFound)
 	}

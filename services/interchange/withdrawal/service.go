@@ -19,6 +19,9 @@ type Store interface {
 	InsertWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error)
 	// Withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also another's).
 	Withdrawal(ctx context.Context, companyID, transferID string) (Withdrawal, error)
+	// WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
+	// apperr.ErrNotFound (also one at another venue).
+	WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (Withdrawal, error)
 	// Decide records the decision on a pending withdrawal unchanged since read; a changed one
 	// is apperr.ErrConflict.
 	Decide(ctx context.Context, w Withdrawal, status, reason string) (Withdrawal, error)
@@ -76,9 +79,10 @@ func (s *Service) Create(ctx context.Context, w Withdrawal) (Withdrawal, error) 
 	return stored, nil
 }
 
-// Confirm takes company's decision on a withdrawal (endpoint 11). The decision is taken
-// once: the same decision again is answered as the first, the other decision is 409; an
-// unknown transfer, or another company's, is 404 ER-102.
+// Confirm takes the decision of the operator of venues on a withdrawal (endpoint 11): the
+// withdrawal's wallet must be held at one of them. The decision is taken once: the same
+// decision again is answered as the first, the other decision is 409; an unknown transfer,
+// or one at another venue, is 404 ER-102.
 //
 // Money moves in steps that are each idempotent and safe in any interleaving: ACCEPT holds
 // the amount in trading's journal (refused without the funds, 409, nothing recorded),
@@ -86,8 +90,8 @@ func (s *Service) Create(ctx context.Context, w Withdrawal) (Withdrawal, error) 
 // the decision, then voids a hold an ACCEPT may have placed. Any call that finds a decision
 // drives its step again, so a call cut short is completed by a repeat, or by the recovery
 // sweeper when nobody repeats it.
-func (s *Service) Confirm(ctx context.Context, companyID, transferID, decision, reason string) (Withdrawal, error) {
-	w, err := s.store.Withdrawal(ctx, companyID, transferID)
+func (s *Service) Confirm(ctx context.Context, venues []string, transferID, decision, reason string) (Withdrawal, error) {
+	w, err := s.store.WithdrawalAtVenues(ctx, venues, transferID)
 	if errors.Is(err, apperr.ErrNotFound) {
 		return Withdrawal{}, apperr.NotFound("transferId", transferID)
 	}

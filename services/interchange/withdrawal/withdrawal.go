@@ -37,9 +37,12 @@ func Allowed(from, to string) bool { return slices.Contains(transitions[from], t
 // Withdrawal is a withdrawal from a company's trading wallet to an external address,
 // awaiting (or after) its confirmation.
 type Withdrawal struct {
-	TransferID         string
-	CompanyID          string
-	WalletID           string
+	TransferID string
+	CompanyID  string
+	WalletID   string
+	// VenueID is the trading venue that holds the wallet: its operator decides the
+	// withdrawal (endpoint 11).
+	VenueID            string
 	Currency           string
 	Amount             string // positive canonical decimal
 	DestinationAddress string
