@@ -47,7 +47,19 @@ func (p Principal) HasRole(role string) bool { return slices.Contains(p.Roles, r
 
 // OperatesVenue reports whether the caller's company operates venue venueID.
 func (p Principal) OperatesVenue(venueID string) bool {
-	return venueID != "" && slices.Contains(p.VenueIDs, venueID)
+	return venueID != "" && slices.Contains(p.Venues(), venueID)
+}
+
+// Venues returns the venues the caller's company operates: its VenueIDs without the empty
+// ones (an empty id names no venue, and must never match a record that has none).
+func (p Principal) Venues() []string {
+	out := make([]string, 0, len(p.VenueIDs))
+	for _, v := range p.VenueIDs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Entitled reports whether the principal may use the catalog service serviceID.

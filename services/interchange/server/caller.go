@@ -32,7 +32,7 @@ func companyCaller(ctx context.Context, write bool) (string, error) {
 // before the venue is even read; another's is refused once it is a well-formed venue id.
 func venueOperator(ctx context.Context, venueID string) error {
 	p, _ := principal.FromContext(ctx)
-	if len(p.VenueIDs) == 0 {
+	if len(p.Venues()) == 0 {
 		return apperr.Forbidden("settlement instructions come from the operator of their venue; company %s operates no venue", p.CompanyID)
 	}
 	if err := checkID("header.venueId", venueID, codePattern); err != nil {
@@ -60,6 +60,8 @@ func (s *Server) walletVenue(ctx context.Context, w withdrawal.Withdrawal) (stri
 	switch {
 	case !ok:
 		return "", apperr.NotFound("walletId", w.WalletID)
+	case tw.VenueID == "":
+		return "", apperr.Invalid(apperr.CodeFormat, "walletId", "walletId %s is held at no venue: nobody could decide its withdrawal", w.WalletID)
 	case tw.Currency != w.Currency:
 		return "", apperr.Invalid(apperr.CodeFormat, "currency", "currency %s: wallet %s holds %s", w.Currency, w.WalletID, tw.Currency)
 	}

@@ -95,7 +95,9 @@ func TestCreateChecksWallets(t *testing.T) {
 		{"its own wallet at another venue", leg(bybitOwn, "BTC", "BTC", "1"), "ER-108", counterparty, "ER-102"},
 		{"deactivated", leg("ZTEST-TW-CLOSED0001", "BTC", "BTC", "1"), "ER-113", counterparty, "ER-113"},
 		{"currency of another wallet", leg(ethWallet, "BTC", "BTC", "1"), "ER-108", "settlements[0].currency", "ER-108"},
+		{"the venue's own settlement wallet", leg(venueBTC, "BTC", "BTC", "1"), "ER-108", counterparty, "ER-102"},
 	}
+	f.ledger.fund(t, venueCompany, venueBTC, "BTC", "1") // it exists once it holds something
 	for i, tt := range tests {
 		req := instruction(fmt.Sprintf("W-%d", i), []*interchangev1.Settlement{tt.leg})
 		_, err := f.svc.CreateSettlement(f.venueCtx(), req)

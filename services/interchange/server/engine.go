@@ -77,10 +77,7 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.Create
 	if err != nil {
 		return nil, err
 	}
-	if w.VenueID, err = e.srv.walletVenue(ctx, w); err != nil {
-		return nil, err
-	}
-	stored, err := e.srv.deps.Withdrawals.Create(ctx, w)
+	stored, err := e.srv.deps.Withdrawals.Create(ctx, w, e.srv.walletVenue)
 	if err != nil {
 		return nil, err
 	}

@@ -256,6 +256,7 @@ var testWallets = []struct{ id, company, venue, status, currency string }{
 	{usdcWallet, ztest, venue, "ACTIVE", "USDC"},
 	{deribitBTC, ztest, "DERIBIT", "ACTIVE", "BTC"},
 	{bybitOwn, zbybit, "DERIBIT", "ACTIVE", "BTC"},
+	{"ZTEST-TW-NOVENUE001", ztest, "", "ACTIVE", "BTC"}, // bad data: held at no venue
 	{"ZTEST-TW-CLOSED0001", ztest, venue, "DEACTIVATED", "BTC"},
 	{acmeBTC, zacme, venue, "ACTIVE", "BTC"},
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	interchangestore "github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -61,6 +62,7 @@ func TestCreateWithdrawal(t *testing.T) {
 		{"wallet of another company", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = acmeBTC }), "ER-108", "walletId"},
 		{"venue wallet", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "BYBIT-ISW-BTC" }), "ER-108", "walletId"},
 		{"unknown wallet", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "ZTEST-TW-NOPE000001" }), "ER-102", "walletId"},
+		{"wallet at no venue", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = "ZTEST-TW-NOVENUE001" }), "ER-108", "walletId"},
 		{"wallet in another currency", with(func(r *interchangev1.CreateWithdrawalRequest) { r.WalletId = ethWallet }), "ER-108", "currency"},
 		{"currency", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Currency = "DOGE" }), "ER-111", "currency"},
 		{"amount", with(func(r *interchangev1.CreateWithdrawalRequest) { r.Amount = "0" }), "ER-108", "amount"},
@@ -95,6 +97,31 @@ func TestWithdrawalBelongsToItsVenue(t *testing.T) {
 	}
 	if got := f.ledger.get(t, deribitBTC, "BTC"); got != [3]string{"0.6", "0.6", "0"} {
 		t.Errorf("client BTC at DERIBIT = %v, want 0.4 gone", got)
+	}
+}
+
+// TestWithdrawalWithoutVenueGetsOne: a pending withdrawal stored before withdrawals kept
+// their venue can be decided by no one; the engine creating it again gives it its venue,
+// and its operator decides it.
+func TestWithdrawalWithoutVenueGetsOne(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	created := f.clock.Now()
+	old := withdrawal.Withdrawal{TransferID: "WD-OLD", CompanyID: ztest, WalletID: btcWallet, Currency: "BTC", Amount: "0.3",
+		DestinationAddress: btcAddress, Status: withdrawal.StatusPending, Version: 1, HoldAttempt: 1, CreatedAt: created, UpdatedAt: created}
+	if err := interchangestore.PutWithdrawal(context.Background(), f.db, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := confirm(f, f.venueCtx(), "WD-OLD", "ACCEPT", ""); status.Code(err) != codes.NotFound {
+		t.Fatalf("accept a withdrawal without a venue: %v, want NotFound", err)
+	}
+	f.withdraw(t, withdrawalReq("WD-OLD", "0.3"))
+	if err := confirm(f, f.venueCtx(), "WD-OLD", "ACCEPT", ""); err != nil {
+		t.Fatalf("accept once it has its venue: %v", err)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.7", "0.7", "0"} {
+		t.Errorf("client BTC = %v, want 0.3 gone", got)
 	}
 }
 

@@ -23,14 +23,15 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 		return nil, err
 	}
 	p, _ := principal.FromContext(ctx)
-	if len(p.VenueIDs) == 0 {
+	venues := p.Venues()
+	if len(venues) == 0 {
 		return nil, apperr.Forbidden("a withdrawal out of a trading wallet is decided by the operator of its venue; company %s operates no venue", company)
 	}
 	id, decision, reason, err := parseDecision(req)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.deps.Withdrawals.Confirm(ctx, p.VenueIDs, id, decision, reason)
+	w, err := s.deps.Withdrawals.Confirm(ctx, venues, id, decision, reason)
 	if err != nil {
 		return nil, err
 	}

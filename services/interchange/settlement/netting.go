@@ -157,10 +157,13 @@ func venueWallet(venueID, currency string) string { return venueID + "-ISW-" + c
 // venueOf reports whether wallet is the venue's settlement wallet, and its company.
 func venueOf(venueID, wallet string) (string, bool) {
 	if strings.HasPrefix(wallet, venueID+"-ISW-") {
-		return "VENUE-" + venueID, true
+		return venueCompany(venueID), true
 	}
 	return "", false
 }
+
+// venueCompany owns the venue's settlement wallets (trading.VenueCompanyID).
+func venueCompany(venueID string) string { return "VENUE-" + venueID }
 
 // OfRole returns the settlement's shares of one role.
 func (s Settlement) OfRole(role string) []Share {

@@ -160,6 +160,8 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) (map[stri
 		switch {
 		case !ok:
 			return nil, apperr.NotFound(field, l.WalletID)
+		case w.CompanyID == venueCompany(w.VenueID):
+			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: %s is a venue's settlement wallet; a leg's counterparty is a client's trading wallet", field, l.WalletID)
 		case w.VenueID != in.VenueID:
 			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
 		case w.Status != "ACTIVE":

@@ -67,6 +67,17 @@ func (st *Store) Withdrawal(ctx context.Context, companyID, transferID string) (
 	return doc.withdrawal(), nil
 }
 
+// SetVenue records the venue of a withdrawal stored without one (once: a venue recorded
+// stays) and returns the withdrawal as stored.
+func (st *Store) SetVenue(ctx context.Context, w withdrawal.Withdrawal, venueID string) (withdrawal.Withdrawal, error) {
+	col := st.db.Collection(colWithdrawals)
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "venueId", Value: bson.D{{Key: "$in", Value: bson.A{nil, ""}}}}}
+	if _, err := col.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "venueId", Value: venueID}}}}); err != nil {
+		return withdrawal.Withdrawal{}, fmt.Errorf("set the venue of withdrawal %s: %w", w.TransferID, err)
+	}
+	return st.Withdrawal(ctx, w.CompanyID, w.TransferID)
+}
+
 // WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
 // apperr.ErrNotFound (also one at another venue).
 func (st *Store) WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (withdrawal.Withdrawal, error) {

@@ -19,6 +19,9 @@ type Store interface {
 	InsertWithdrawal(ctx context.Context, w Withdrawal) (Withdrawal, error)
 	// Withdrawal returns the company's withdrawal, or apperr.ErrNotFound (also another's).
 	Withdrawal(ctx context.Context, companyID, transferID string) (Withdrawal, error)
+	// SetVenue records the venue of a withdrawal that has none yet (once) and returns it as
+	// stored.
+	SetVenue(ctx context.Context, w Withdrawal, venueID string) (Withdrawal, error)
 	// WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
 	// apperr.ErrNotFound (also one at another venue).
 	WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (Withdrawal, error)
@@ -64,12 +67,32 @@ func NewService(store Store, funds Funds, now func() time.Time, logger *slog.Log
 	return &Service{store: store, funds: funds, now: now, log: logger}
 }
 
+// Locate returns the venue that holds a withdrawal's trading wallet.
+type Locate func(ctx context.Context, w Withdrawal) (string, error)
+
 // Create stores a new pending withdrawal, or answers the one stored under its transfer id
-// when it is the same withdrawal (another one under that id is 409 ER-104).
-func (s *Service) Create(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+// when it is the same withdrawal (another one under that id is 409 ER-104). The wallet is
+// located only for a new withdrawal, or for a stored one that does not know its venue yet
+// (kept from before venues were recorded: nobody could decide it), which then gets it.
+func (s *Service) Create(ctx context.Context, w Withdrawal, locate Locate) (Withdrawal, error) {
+	stored, err := s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
+	switch {
+	case err == nil && !stored.SameRequest(w):
+		return Withdrawal{}, apperr.Exists("transferId", "transferId %s is already used by another withdrawal", w.TransferID)
+	case err == nil && stored.VenueID != "":
+		return stored, nil
+	case err != nil && !errors.Is(err, apperr.ErrNotFound):
+		return Withdrawal{}, err
+	}
+	if w.VenueID, err = locate(ctx, w); err != nil {
+		return Withdrawal{}, err
+	}
+	if stored.TransferID != "" {
+		return s.store.SetVenue(ctx, stored, w.VenueID)
+	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	w.Status, w.Version, w.CreatedAt, w.UpdatedAt, w.HoldAttempt = StatusPending, 1, now, now, 1
-	stored, err := s.store.InsertWithdrawal(ctx, w)
+	stored, err = s.store.InsertWithdrawal(ctx, w)
 	if err != nil {
 		return Withdrawal{}, err
 	}

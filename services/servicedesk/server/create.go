@@ -83,7 +83,7 @@ func (s *Server) checkCreate(ctx context.Context, p principal.Principal, req *se
 		return servicedesk.Service{}, "", apperr.NotFound("serviceId", req.GetServiceId())
 	}
 	svc := found[0]
-	if svc.VenueOnly && len(p.VenueIDs) == 0 {
+	if svc.VenueOnly && len(p.Venues()) == 0 {
 		return svc, "", apperr.Forbidden("service %s is offered to the operators of trading venues; company %s operates none", svc.ID, p.CompanyID)
 	}
 	if !p.Entitled(svc.ID) {

@@ -51,7 +51,7 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	if err != nil {
 		return nil, err
 	}
-	filter, err := catalogFilter(req, p.Entitlements, len(p.VenueIDs) > 0)
+	filter, err := catalogFilter(req, p.Entitlements, len(p.Venues()) > 0)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (s *Server) SearchWallets(ctx context.Context, req *tradingv1.SearchWallets
 		return nil, err
 	}
 	if p, _ := principal.FromContext(ctx); p.Kind != principal.KindSystem {
-		f.OperatedVenues = p.VenueIDs
+		f.OperatedVenues = p.Venues()
 	}
 	wallets, total, err := s.store.SearchWallets(ctx, f)
 	if err != nil {
