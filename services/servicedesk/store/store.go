@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -37,6 +38,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	}{
 		{colUsers, "company_email", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "email", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_email")}},
 		{colUsers, "user_id", mongo.IndexModel{Keys: bson.D{{Key: "userId", Value: 1}}, Options: options.Index().SetName("user_id")}},
+		{colCompanies, "venue_ids", mongo.IndexModel{Keys: bson.D{{Key: "venueIds", Value: 1}}, Options: options.Index().SetName("venue_ids")}},
 		{colCatalog, "product_id", mongo.IndexModel{Keys: bson.D{{Key: "product", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("product_id")}},
 		{colRequests, "company_e2e", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "endToEndId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_e2e")}},
 		{colRequests, "company_updated", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")}},
@@ -70,14 +72,40 @@ type userDoc struct {
 	PublicKey    string   `bson:"publicKey"`
 }
 
-// PutCompany creates or replaces a company.
+// PutCompany creates or replaces a company. A venue has one operator: a company naming a
+// venue another company operates, or an empty venue id, is refused (apperr.ErrConflict).
+// Onboarding is an administrator's step, one at a time; on MongoDB a unique index on
+// venueIds, partial to the companies that have them, would make the rule atomic.
 func (s *Store) PutCompany(ctx context.Context, c servicedesk.Company) error {
+	if err := s.checkVenues(ctx, c); err != nil {
+		return err
+	}
 	doc := companyDoc(c)
 	_, err := s.db.Collection(colCompanies).ReplaceOne(ctx, bson.D{{Key: "_id", Value: c.ID}}, doc, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("put company %s: %w", c.ID, err)
 	}
 	return nil
+}
+
+// checkVenues refuses an empty venue id and a venue already operated by another company.
+func (s *Store) checkVenues(ctx context.Context, c servicedesk.Company) error {
+	if len(c.VenueIDs) == 0 {
+		return nil
+	}
+	if slices.Contains(c.VenueIDs, "") {
+		return fmt.Errorf("company %s: an empty venue id: %w", c.ID, apperr.ErrConflict)
+	}
+	var other companyDoc
+	filter := bson.D{{Key: "venueIds", Value: bson.D{{Key: "$in", Value: c.VenueIDs}}}, {Key: "_id", Value: bson.D{{Key: "$ne", Value: c.ID}}}}
+	err := s.db.Collection(colCompanies).FindOne(ctx, filter).Decode(&other)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return nil
+	case err != nil:
+		return fmt.Errorf("find the operators of %v: %w", c.VenueIDs, err)
+	}
+	return fmt.Errorf("company %s: venue(s) %v already operated by %s: %w", c.ID, c.VenueIDs, other.ID, apperr.ErrConflict)
 }
 
 // PutUser creates or replaces a user.

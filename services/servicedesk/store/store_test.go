@@ -126,3 +126,36 @@ func TestCompanyAndUser(t *testing.T) {
 		t.Errorf("Company(NOPE): err = %v, want ErrNotFound", err)
 	}
 }
+
+// TestVenueHasOneOperator: a second company naming a venue another operates is refused and
+// not stored; the operator itself may be written again; an empty venue id is refused.
+func TestVenueHasOneOperator(t *testing.T) {
+	t.Parallel()
+	st := newStore(t)
+	ctx := context.Background()
+	if err := st.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := servicedesk.Company{ID: "ZOPA", Name: "Operator A", Active: true, PublicKeys: []string{"k"}, VenueIDs: []string{"VENUEA", "VENUEB"}}
+	if err := st.PutCompany(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutCompany(ctx, first); err != nil {
+		t.Errorf("the operator written again: %v", err)
+	}
+	for name, c := range map[string]servicedesk.Company{
+		"another operator of VENUEB": {ID: "ZOPB", Name: "Operator B", Active: true, PublicKeys: []string{"k"}, VenueIDs: []string{"VENUEC", "VENUEB"}},
+		"an empty venue id":          {ID: "ZOPC", Name: "Operator C", Active: true, PublicKeys: []string{"k"}, VenueIDs: []string{""}},
+	} {
+		if err := st.PutCompany(ctx, c); !errors.Is(err, apperr.ErrConflict) {
+			t.Errorf("%s: %v, want ErrConflict", name, err)
+		}
+		if _, err := st.Company(ctx, c.ID); !errors.Is(err, apperr.ErrNotFound) {
+			t.Errorf("%s: the refused company is stored (%v)", name, err)
+		}
+	}
+	client := servicedesk.Company{ID: "ZCLI", Name: "Client", Active: true, PublicKeys: []string{"k"}}
+	if err := st.PutCompany(ctx, client); err != nil {
+		t.Errorf("a client: %v", err)
+	}
+}
