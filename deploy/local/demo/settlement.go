@@ -31,9 +31,9 @@ func VenueWallets() []trading.Wallet {
 
 // Withdrawals returns the demo withdrawals awaiting confirmation (endpoint 11, by the
 // operator of the wallet's venue), out of the demo trading wallets: two of ZTEST's (at
-// BYBIT and DERIBIT), one of ZACME's (at BYBIT).
-func Withdrawals() []withdrawal.Withdrawal {
-	created := time.Date(2026, 1, 20, 14, 0, 0, 0, time.UTC)
+// BYBIT and DERIBIT), one of ZACME's (at BYBIT), created at created (an undecided
+// withdrawal expires: the demo's are as new as its data).
+func Withdrawals(created time.Time) []withdrawal.Withdrawal {
 	w := func(id, company, wallet, venue, currency, amount, to string) withdrawal.Withdrawal {
 		return withdrawal.Withdrawal{TransferID: id, CompanyID: company, WalletID: wallet, VenueID: venue, Currency: currency, Amount: amount,
 			DestinationAddress: to, Status: withdrawal.StatusPending, Version: 1, CreatedAt: created, UpdatedAt: created}
@@ -58,7 +58,7 @@ func loadSettlement(ctx context.Context, client *mongo.Client) error {
 			return fmt.Errorf("demo venue wallet: %w", err)
 		}
 	}
-	for _, w := range Withdrawals() {
+	for _, w := range Withdrawals(time.Now().UTC().Truncate(time.Millisecond)) {
 		if err := interchangestore.PutWithdrawal(ctx, client.Database("interchange"), w); err != nil {
 			return fmt.Errorf("demo withdrawal: %w", err)
 		}

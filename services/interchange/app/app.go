@@ -44,6 +44,9 @@ type Config struct {
 	// claimed it before a retry or the sweeper may resume it: longer than a transition's
 	// movements take.
 	SettlementLease time.Duration `env:"SETTLEMENT_LEASE, default=15s"`
+	// WithdrawalExpiry is how long a withdrawal waits for the decision of its wallet's venue
+	// before the sweeper declines it.
+	WithdrawalExpiry time.Duration `env:"WITHDRAWAL_EXPIRY, default=168h"`
 	// SettlementMaxLegs bounds the legs of one settlement instruction.
 	SettlementMaxLegs int `env:"SETTLEMENT_MAX_LEGS, default=1000"`
 	// SettlementMaxGross bounds one settlement's gross amount (the sum of its legs' sizes) per
@@ -108,7 +111,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
 		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
-		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses})
+		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry})
 	if err != nil {
 		return err
 	}

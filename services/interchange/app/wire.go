@@ -32,6 +32,9 @@ type Parts struct {
 	Lease     time.Duration
 	Rules     settlement.Rules
 	Addresses server.Addresses
+	// WithdrawalExpiry is how long a withdrawal may wait for its venue's decision before the
+	// sweeper declines it (withdrawal.DefaultExpiry when 0).
+	WithdrawalExpiry time.Duration
 }
 
 // Wired is the settlement and withdrawal side put together.
@@ -40,6 +43,7 @@ type Wired struct {
 	Server      *server.Server
 	settlements *settlement.Service
 	withdrawals *withdrawal.Service
+	expiry      time.Duration
 }
 
 // Wire creates the store's indexes and the services over p.
@@ -60,6 +64,10 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	w := &Wired{
 		settlements: settlement.NewService(st, funds.NewSettlements(p.Ledger, p.Signer), settlement.Config{Now: p.Now, Lease: p.Lease, Logger: p.Logger}),
 		withdrawals: withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, p.Signer), p.Now, p.Logger),
+		expiry:      p.WithdrawalExpiry,
+	}
+	if w.expiry <= 0 {
+		w.expiry = withdrawal.DefaultExpiry
 	}
 	w.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: w.settlements, Withdrawals: w.withdrawals,
 		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules})
@@ -68,9 +76,10 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 
 // Sweeper returns one recovery sweep: it completes the money steps cut short that nobody
 // asks for again (a decided withdrawal's, a settlement transition's whose lease ran out more
-// than grace ago).
+// than grace ago), and declines the withdrawals left undecided past their expiry.
 func (w *Wired) Sweeper(grace time.Duration) func(context.Context) {
 	return func(ctx context.Context) {
+		w.withdrawals.Expire(ctx, w.expiry)
 		w.withdrawals.Recover(ctx, grace)
 		w.settlements.Recover(ctx, grace)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -122,6 +123,40 @@ func TestWithdrawalWithoutVenueGetsOne(t *testing.T) {
 	}
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.7", "0.7", "0"} {
 		t.Errorf("client BTC = %v, want 0.3 gone", got)
+	}
+}
+
+// TestUndecidedWithdrawalExpires: a withdrawal its venue leaves undecided past the expiry is
+// declined by the sweeper with the expiry's reason, and can no longer be accepted; one
+// decided in time, and one still within its time, are left as they are.
+func TestUndecidedWithdrawalExpires(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	f.withdraw(t, withdrawalReq("WD-OLD", "0.3"))
+	f.withdraw(t, withdrawalReq("WD-ACC", "0.2"))
+	if err := confirm(f, f.venueCtx(), "WD-ACC", "ACCEPT", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.advance(withdrawal.DefaultExpiry / 2)
+	f.withdraw(t, withdrawalReq("WD-NEW", "0.1"))
+	f.clock.advance(withdrawal.DefaultExpiry/2 + time.Second)
+	f.sweeper(grace).Once(context.Background())
+	st := interchangestore.New(f.db, nil)
+	for id, want := range map[string]string{"WD-OLD": withdrawal.StatusDeclined, "WD-ACC": withdrawal.StatusAccepted, "WD-NEW": withdrawal.StatusPending} {
+		w, err := st.Withdrawal(context.Background(), ztest, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Status != want || (id == "WD-OLD" && w.Reason != withdrawal.ExpiryReason) {
+			t.Errorf("%s after the expiry sweep: %s %q, want %s", id, w.Status, w.Reason, want)
+		}
+	}
+	if err := confirm(f, f.venueCtx(), "WD-OLD", "ACCEPT", ""); status.Code(err) != codes.Aborted {
+		t.Errorf("accept an expired withdrawal: %v, want Aborted (409)", err)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.8", "0.8", "0"} {
+		t.Errorf("client BTC = %v, want only the accepted 0.2 gone, nothing held", got)
 	}
 }
 

@@ -32,6 +32,22 @@ func (st *Store) StalledWithdrawals(ctx context.Context, cutoff time.Time, limit
 	return convert(docs, withdrawalDoc.withdrawal), nil
 }
 
+// UndecidedWithdrawals returns up to limit withdrawals still pending that were created
+// before cutoff, oldest first.
+func (st *Store) UndecidedWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]withdrawal.Withdrawal, error) {
+	filter := bson.D{{Key: "status", Value: withdrawal.StatusPending}, {Key: "createdAt", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}}}
+	opts := options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
+	cur, err := st.db.Collection(colWithdrawals).Find(ctx, filter, opts)
+	if err != nil {
+		return nil, fmt.Errorf("find undecided withdrawals: %w", err)
+	}
+	var docs []withdrawalDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read undecided withdrawals: %w", err)
+	}
+	return convert(docs, withdrawalDoc.withdrawal), nil
+}
+
 // StalledSettlements returns up to limit settlements with a pending transition whose lease
 // ran out before cutoff, oldest lease first.
 func (st *Store) StalledSettlements(ctx context.Context, cutoff time.Time, limit int64) ([]settlement.Settlement, error) {

@@ -54,6 +54,8 @@ func (st *Store) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
 			// The recovery sweeper's search for decisions whose money step is not done.
 			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "completedAt", Value: 1}, {Key: "decidedAt", Value: 1}}, Options: options.Index().SetName("recovery")},
+			// The sweeper's search for undecided withdrawals past their expiry.
+			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("status_created")},
 		},
 	}
 	for col, models := range indexes {

@@ -33,6 +33,45 @@ func (s *Service) Recover(ctx context.Context, grace time.Duration) {
 	}
 }
 
+// DefaultExpiry is how long a withdrawal waits for its venue's decision by default.
+const DefaultExpiry = 7 * 24 * time.Hour
+
+// ExpiryReason is the reason recorded on a withdrawal declined because nobody decided it.
+const ExpiryReason = "expired: not decided by the venue in time"
+
+// Expire declines the withdrawals left undecided for longer than after, as a DECLINE
+// through endpoint 11 would (the same guarded decision: an ACCEPT that wins the race
+// stands), and releases what they hold. Sweepers of several replicas may run at once.
+func (s *Service) Expire(ctx context.Context, after time.Duration) {
+	undecided, err := s.store.UndecidedWithdrawals(ctx, s.now().Add(-after), RecoveryBatch)
+	if err != nil {
+		s.warn(ctx, "sweep undecided withdrawals", err)
+		return
+	}
+	var expired []string
+	for _, w := range undecided {
+		if err := s.expire(ctx, w); err != nil {
+			s.warn(ctx, "expire withdrawal", err, "transfer_id", w.TransferID)
+			continue
+		}
+		expired = append(expired, w.TransferID)
+	}
+	if len(expired) > 0 {
+		s.log.InfoContext(ctx, "withdrawals expired", "count", len(expired), "transfer_ids", expired)
+	}
+}
+
+// expire declines w, unless decided meanwhile, and completes what the decision left.
+func (s *Service) expire(ctx context.Context, w Withdrawal) error {
+	ctx, cancel := context.WithTimeout(ctx, recoverTimeout)
+	defer cancel()
+	decided, err := s.decide(ctx, w, DecisionDecline, ExpiryReason)
+	if err != nil {
+		return err
+	}
+	return s.finish(ctx, decided)
+}
+
 // complete finishes w with its own deadline.
 func (s *Service) complete(ctx context.Context, w Withdrawal) error {
 	ctx, cancel := context.WithTimeout(ctx, recoverTimeout)

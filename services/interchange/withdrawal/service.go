@@ -22,6 +22,9 @@ type Store interface {
 	// SetVenue records the venue of a withdrawal that has none yet (once) and returns it as
 	// stored.
 	SetVenue(ctx context.Context, w Withdrawal, venueID string) (Withdrawal, error)
+	// UndecidedWithdrawals returns up to limit pending withdrawals created before cutoff,
+	// oldest first.
+	UndecidedWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error)
 	// WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
 	// apperr.ErrNotFound (also one at another venue).
 	WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (Withdrawal, error)
