@@ -20,30 +20,26 @@ func (st *Store) StalledWithdrawals(ctx context.Context, cutoff time.Time, limit
 		{Key: "completedAt", Value: nil},
 		{Key: "decidedAt", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}},
 	}
-	opts := options.Find().SetSort(bson.D{{Key: "decidedAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
-	cur, err := st.db.Collection(colWithdrawals).Find(ctx, filter, opts)
-	if err != nil {
-		return nil, fmt.Errorf("find stalled withdrawals: %w", err)
-	}
-	var docs []withdrawalDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read stalled withdrawals: %w", err)
-	}
-	return convert(docs, withdrawalDoc.withdrawal), nil
+	return st.findWithdrawals(ctx, "stalled", filter, "decidedAt", limit)
 }
 
 // UndecidedWithdrawals returns up to limit withdrawals still pending that were created
 // before cutoff, oldest first.
 func (st *Store) UndecidedWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]withdrawal.Withdrawal, error) {
 	filter := bson.D{{Key: "status", Value: withdrawal.StatusPending}, {Key: "createdAt", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}}}
-	opts := options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
+	return st.findWithdrawals(ctx, "undecided", filter, "createdAt", limit)
+}
+
+// findWithdrawals returns up to limit withdrawals matching filter, by byTime then _id.
+func (st *Store) findWithdrawals(ctx context.Context, what string, filter bson.D, byTime string, limit int64) ([]withdrawal.Withdrawal, error) {
+	opts := options.Find().SetSort(bson.D{{Key: byTime, Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
 	cur, err := st.db.Collection(colWithdrawals).Find(ctx, filter, opts)
 	if err != nil {
-		return nil, fmt.Errorf("find undecided withdrawals: %w", err)
+		return nil, fmt.Errorf("find %s withdrawals: %w", what, err)
 	}
 	var docs []withdrawalDoc
 	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read undecided withdrawals: %w", err)
+		return nil, fmt.Errorf("read %s withdrawals: %w", what, err)
 	}
 	return convert(docs, withdrawalDoc.withdrawal), nil
 }
