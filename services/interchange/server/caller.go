@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 
 	"google.golang.org/grpc/metadata"
 
@@ -27,19 +28,29 @@ func companyCaller(ctx context.Context, write bool) (string, error) {
 	return p.CompanyID, nil
 }
 
-// venueOperator refuses a caller whose company does not operate venueID: settlement
-// instructions are the venue's (DESIGN.md §8). A caller that operates no venue is refused
-// before the venue is even read; another's is refused once it is a well-formed venue id.
-func venueOperator(ctx context.Context, venueID string) error {
-	p, _ := principal.FromContext(ctx)
-	if len(p.Venues()) == 0 {
-		return apperr.Forbidden("settlement instructions come from the operator of their venue; company %s operates no venue", p.CompanyID)
+// operatorCaller is companyCaller for a change that is a venue's (DESIGN.md §8: settlement
+// instructions, withdrawal decisions): it returns the calling company and the venues it
+// operates; a company that operates none is 403, before anything of the request is read.
+func operatorCaller(ctx context.Context, what string) (string, []string, error) {
+	company, err := companyCaller(ctx, true)
+	if err != nil {
+		return "", nil, err
 	}
+	p, _ := principal.FromContext(ctx)
+	venues := p.Venues()
+	if len(venues) == 0 {
+		return "", nil, apperr.Forbidden("%s the operator of a trading venue; company %s operates no venue", what, company)
+	}
+	return company, venues, nil
+}
+
+// operatesVenue refuses a venueID that is not one of venues, once it is a well-formed id.
+func operatesVenue(company string, venues []string, venueID string) error {
 	if err := checkID("header.venueId", venueID, codePattern); err != nil {
 		return err
 	}
-	if !p.OperatesVenue(venueID) {
-		return apperr.Forbidden("header.venueId %s is not a venue that company %s operates", venueID, p.CompanyID)
+	if !slices.Contains(venues, venueID) {
+		return apperr.Forbidden("header.venueId %s is not a venue that company %s operates", venueID, company)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func ParseInstruction(companyID string, req *interchangev1.CreateSettlementReque
 	if s.Nets, err = parseNets(req.GetNetSettlements()); err != nil {
 		return settlement.Settlement{}, err
 	}
-	if s.Shares, err = settlement.Shares(companyID, s.VenueID, s.Legs, s.Nets); err != nil {
+	if s.Shares, err = settlement.Shares(s.VenueID, s.Legs, s.Nets); err != nil {
 		return settlement.Settlement{}, err
 	}
 	if s.BodyHash, err = bodyHash(req); err != nil {

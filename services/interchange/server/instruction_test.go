@@ -208,11 +208,13 @@ func TestShares(t *testing.T) {
 }
 
 // companyOf is the company of a test wallet: the venue's for its settlement wallets.
+// companyOf is the company a parsed instruction's share names: the venue's for its
+// settlement wallet, none yet for a client's (Create names it from the wallet as read).
 func companyOf(wallet string) string {
 	if strings.HasPrefix(wallet, venue+"-ISW-") {
 		return venueCompany
 	}
-	return ztest
+	return ""
 }
 
 // btcLegs is an instruction of one BTC leg on btcWallet per amount.

@@ -16,11 +16,11 @@ import (
 // caller's company operates (a client's call is 403); its legs name trading wallets at that
 // venue, of any client, receivables and payables.
 func (s *Server) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
-	company, err := companyCaller(ctx, true)
+	company, venues, err := operatorCaller(ctx, "settlement instructions come from")
 	if err != nil {
 		return nil, err
 	}
-	if err := venueOperator(ctx, req.GetHeader().GetVenueId()); err != nil {
+	if err := operatesVenue(company, venues, req.GetHeader().GetVenueId()); err != nil {
 		return nil, err
 	}
 	return s.create(ctx, company, req, s.callerWallets(ctx))

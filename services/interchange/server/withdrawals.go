@@ -10,7 +10,6 @@ import (
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/ledger"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // ConfirmWithdrawal serves endpoint 11: the operator of a trading venue decides a pending
@@ -18,14 +17,9 @@ import (
 // operates no venue, the wallet's client included, is 403: collateral at a venue leaves only
 // with the venue's decision. A withdrawal at another venue is 404.
 func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
-	company, err := companyCaller(ctx, true)
+	_, venues, err := operatorCaller(ctx, "a withdrawal out of a trading wallet is decided by")
 	if err != nil {
 		return nil, err
-	}
-	p, _ := principal.FromContext(ctx)
-	venues := p.Venues()
-	if len(venues) == 0 {
-		return nil, apperr.Forbidden("a withdrawal out of a trading wallet is decided by the operator of its venue; company %s operates no venue", company)
 	}
 	id, decision, reason, err := parseDecision(req)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/trading"
 )
 
 // Netting (docs/decisions.md, "Settlement rules"). A leg's amount is signed, seen from its
@@ -40,8 +41,9 @@ type Share struct {
 }
 
 // Shares derives who pays and who is paid, after checking each net against its legs (a
-// net that is not their sum is a 400 naming the net's field).
-func Shares(companyID, venueID string, legs []Leg, nets []Net) ([]Share, error) {
+// net that is not their sum is a 400 naming the net's field). The venue's shares name its
+// company; a client wallet's share names none until the wallet is read (Service.Create).
+func Shares(venueID string, legs []Leg, nets []Net) ([]Share, error) {
 	netted := map[string]amount.Amount{}
 	for i, n := range nets {
 		sum, err := netSum(i, n, legs)
@@ -50,7 +52,7 @@ func Shares(companyID, venueID string, legs []Leg, nets []Net) ([]Share, error) 
 		}
 		netted[n.Currency] = sum
 	}
-	b := newShareBook(companyID, venueID)
+	b := newShareBook(venueID)
 	for _, l := range legs {
 		a := amount.MustStored(l.Amount)
 		if _, ok := netted[l.Currency]; ok {
@@ -90,14 +92,14 @@ func netSum(i int, n Net, legs []Leg) (amount.Amount, error) {
 
 // shareBook adds up signed amounts per account and currency: positive pays, negative is paid.
 type shareBook struct {
-	companyID, venueID string
-	net                map[[2]string]amount.Amount // (wallet, currency) → signed net
-	payers             map[[2]string]amount.Amount // gross legs keep both sides apart
-	payees             map[[2]string]amount.Amount
+	venueID string
+	net     map[[2]string]amount.Amount // (wallet, currency) → signed net
+	payers  map[[2]string]amount.Amount // gross legs keep both sides apart
+	payees  map[[2]string]amount.Amount
 }
 
-func newShareBook(companyID, venueID string) *shareBook {
-	return &shareBook{companyID: companyID, venueID: venueID, net: map[[2]string]amount.Amount{}, payers: map[[2]string]amount.Amount{}, payees: map[[2]string]amount.Amount{}}
+func newShareBook(venueID string) *shareBook {
+	return &shareBook{venueID: venueID, net: map[[2]string]amount.Amount{}, payers: map[[2]string]amount.Amount{}, payees: map[[2]string]amount.Amount{}}
 }
 
 func (b *shareBook) add(wallet, cur string, a amount.Amount) {
@@ -107,7 +109,7 @@ func (b *shareBook) add(wallet, cur string, a amount.Amount) {
 
 // gross books a leg settled on its own: the wallet and the venue each pay or are paid.
 func (b *shareBook) gross(wallet, cur string, a amount.Amount) {
-	venue := [2]string{venueWallet(b.venueID, cur), cur}
+	venue := [2]string{trading.VenueWalletID(b.venueID, cur), cur}
 	payer, payee := [2]string{wallet, cur}, venue
 	if a.Sign() < 0 {
 		payer, payee, a = venue, payer, a.Neg()
@@ -117,7 +119,9 @@ func (b *shareBook) gross(wallet, cur string, a amount.Amount) {
 }
 
 // venue books the venue's net side of a netted currency (positive: it pays).
-func (b *shareBook) venue(cur string, a amount.Amount) { b.add(venueWallet(b.venueID, cur), cur, a) }
+func (b *shareBook) venue(cur string, a amount.Amount) {
+	b.add(trading.VenueWalletID(b.venueID, cur), cur, a)
+}
 
 func (b *shareBook) shares() []Share {
 	for k, a := range b.net {
@@ -134,7 +138,7 @@ func (b *shareBook) shares() []Share {
 		m    map[[2]string]amount.Amount
 	}{{RolePayer, b.payers}, {RolePayee, b.payees}} {
 		for k, a := range side.m {
-			out = append(out, Share{Role: side.role, CompanyID: b.companyOf(k[0]), WalletID: k[0], Currency: k[1], Amount: a.String()})
+			out = append(out, Share{Role: side.role, CompanyID: b.companyOf(k), WalletID: k[0], Currency: k[1], Amount: a.String()})
 		}
 	}
 	slices.SortFunc(out, func(x, y Share) int {
@@ -143,27 +147,14 @@ func (b *shareBook) shares() []Share {
 	return out
 }
 
-func (b *shareBook) companyOf(wallet string) string {
-	if c, w := venueOf(b.venueID, wallet); w {
-		return c
+// companyOf is the company of the account (wallet, currency) when the book knows it: the
+// venue's, for its settlement wallet.
+func (b *shareBook) companyOf(k [2]string) string {
+	if k[0] == trading.VenueWalletID(b.venueID, k[1]) {
+		return trading.VenueCompanyID(b.venueID)
 	}
-	return b.companyID
+	return ""
 }
-
-// venueWallet is the venue's settlement wallet in currency (trading's convention,
-// trading.VenueWalletID): <venueId>-ISW-<currency>, owned by VENUE-<venueId>.
-func venueWallet(venueID, currency string) string { return venueID + "-ISW-" + currency }
-
-// venueOf reports whether wallet is the venue's settlement wallet, and its company.
-func venueOf(venueID, wallet string) (string, bool) {
-	if strings.HasPrefix(wallet, venueID+"-ISW-") {
-		return venueCompany(venueID), true
-	}
-	return "", false
-}
-
-// venueCompany owns the venue's settlement wallets (trading.VenueCompanyID).
-func venueCompany(venueID string) string { return "VENUE-" + venueID }
 
 // OfRole returns the settlement's shares of one role.
 func (s Settlement) OfRole(role string) []Share {

@@ -30,14 +30,14 @@ func TestShares(t *testing.T) {
 		{name: "gross receivable and payable settle on their own",
 			legs: []settlement.Leg{leg(a, "BTC", "1.5"), leg(b, "BTC", "-0.5")},
 			want: []settlement.Share{
-				share(payee, "VENUE-V", "V-ISW-BTC", "BTC", "1.5"), share(payee, "ZTEST", b, "BTC", "0.5"),
-				share(payer, "VENUE-V", "V-ISW-BTC", "BTC", "0.5"), share(payer, "ZTEST", a, "BTC", "1.5")}},
+				share(payee, "VENUE-V", "V-ISW-BTC", "BTC", "1.5"), share(payee, "", b, "BTC", "0.5"),
+				share(payer, "VENUE-V", "V-ISW-BTC", "BTC", "0.5"), share(payer, "", a, "BTC", "1.5")}},
 		{name: "netted: each wallet pays its net, the venue only the net payout",
 			legs: []settlement.Leg{leg(a, "BTC", "1"), leg(b, "BTC", "-3")},
 			nets: []settlement.Net{{Currency: "BTC", Ledger: "BTC", Amount: "-2"}},
 			want: []settlement.Share{
-				share(payee, "ZTEST", b, "BTC", "3"),
-				share(payer, "VENUE-V", "V-ISW-BTC", "BTC", "2"), share(payer, "ZTEST", a, "BTC", "1")}},
+				share(payee, "", b, "BTC", "3"),
+				share(payer, "VENUE-V", "V-ISW-BTC", "BTC", "2"), share(payer, "", a, "BTC", "1")}},
 		{name: "a net that is not the sum of its legs is refused",
 			legs:      []settlement.Leg{leg(a, "USDC", "10000000")},
 			nets:      []settlement.Net{{Currency: "USDC", Ledger: "USDC", Amount: "-10000000"}},
@@ -50,7 +50,7 @@ func TestShares(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := settlement.Shares("ZTEST", "V", tt.legs, tt.nets)
+			got, err := settlement.Shares("V", tt.legs, tt.nets)
 			if tt.wantField != "" {
 				var e *apperr.Error
 				if !errors.As(err, &e) || e.Field != tt.wantField {

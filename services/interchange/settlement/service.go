@@ -11,6 +11,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/ids"
 	"github.com/zcustody/suite/services/internal/page"
+	"github.com/zcustody/suite/services/trading"
 )
 
 // DefaultLease is how long a claimed transition is held by the call that claimed it before
@@ -160,7 +161,7 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) (map[stri
 		switch {
 		case !ok:
 			return nil, apperr.NotFound(field, l.WalletID)
-		case w.CompanyID == venueCompany(w.VenueID):
+		case w.CompanyID == trading.VenueCompanyID(w.VenueID):
 			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: %s is a venue's settlement wallet; a leg's counterparty is a client's trading wallet", field, l.WalletID)
 		case w.VenueID != in.VenueID:
 			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
@@ -175,7 +176,7 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) (map[stri
 }
 
 // ownedShares names, on each share of a client's wallet, the company that holds the wallet
-// (the journal checks it on every leg); the venue's shares keep the venue's company.
+// as read (the journal checks it on every leg); the venue's shares name the venue's company.
 func ownedShares(shares []Share, found map[string]Wallet) []Share {
 	out := slices.Clone(shares)
 	for i, sh := range out {

@@ -43,7 +43,11 @@ func (d withdrawalDoc) withdrawal() withdrawal.Withdrawal {
 // stored under the id.
 func (st *Store) InsertWithdrawal(ctx context.Context, w withdrawal.Withdrawal) (withdrawal.Withdrawal, error) {
 	col := st.db.Collection(colWithdrawals)
-	if _, err := col.InsertOne(ctx, withdrawalDoc(w)); err != nil && !mongo.IsDuplicateKeyError(err) {
+	_, err := col.InsertOne(ctx, withdrawalDoc(w))
+	if err == nil {
+		return w, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
 		return withdrawal.Withdrawal{}, fmt.Errorf("insert withdrawal %s: %w", w.TransferID, err)
 	}
 	var doc withdrawalDoc
