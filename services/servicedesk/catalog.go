@@ -66,7 +66,12 @@ func ParseProductID(s string) (int32, error) {
 	return int32(n), nil
 }
 
-// Catalog returns the twelve services of the suite (DESIGN.md §7).
+// ServiceTradingWithdrawal is the client's withdrawal from its trading wallet to its custody
+// wallet (issue 18), decided by the wallet's venue through endpoint 11.
+const ServiceTradingWithdrawal = "0x0003-004"
+
+// Catalog returns the services of the suite: the twelve of DESIGN.md §7 and the trading
+// wallet withdrawal (docs/decisions.md).
 func Catalog() []Service {
 	const day = 24 * time.Hour
 	return []Service{
@@ -79,6 +84,9 @@ func Catalog() []Service {
 		{ID: "0x0003-003", Product: ProductTrading, ProductID: 0x0003, Name: "Settlement Instruction", RequestType: RequestCreate,
 			Description: "Settlement instruction from a trading wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day, VenueOnly: true,
 			Template: `{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"]}`},
+		{ID: ServiceTradingWithdrawal, Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Withdrawal", RequestType: RequestCreate,
+			Description: "Withdrawal from a trading wallet to a custody wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day,
+			Template: `{"sender":["WALLETID"],"destination":["WALLETID"],"amount":["decimal"]}`},
 		{ID: "0x0007-004", Product: ProductNetwork, ProductID: 0x0007, Name: "Beneficiary Management", RequestType: RequestCreate,
 			Description: "Beneficiary", Owner: "compliance", NeedsChecker: false, Expiry: 7 * day,
 			Template: `{"entityType":["INDIVIDUAL","CORPORATE"],"beneficiaryName":["string"],"registeredAddress":["line1","city","country"],"operatingAddress":["line1","city","country"]}`},

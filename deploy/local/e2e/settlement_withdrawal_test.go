@@ -93,10 +93,20 @@ func TestWithdrawalConfirmation(t *testing.T) {
 	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.75", "0.75", "0", "0"}) {
 		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
 	}
-	big := pendingWithdrawal(t, f.btc, "5")
-	wantError(t, confirmAs(t, venue, big, "ACCEPT", ""), http.StatusConflict, "ER-409")
+	// More than the wallet holds: refused at its creation (declined, nothing held), and so
+	// refused again when asked again or accepted.
+	conn, ctx := internalConn(t, "interchange")
+	big := &interchangev1.CreateWithdrawalRequest{TransferId: "WD-" + uuid.NewString()[:12], CompanyId: demo.CompanyZTEST, WalletId: f.btc,
+		Currency: "BTC", Amount: "5", DestinationAddress: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"}
+	for range 2 {
+		_, err := interchangev1.NewSettlementEngineServiceClient(conn).CreateWithdrawal(ctx(), big)
+		if status.Code(err) != codes.FailedPrecondition || grpcERCode(err) != "ER-409" {
+			t.Errorf("withdraw 5 BTC of 0.75: %v, want FailedPrecondition ER-409", err)
+		}
+	}
+	wantError(t, confirmAs(t, venue, big.GetTransferId(), "ACCEPT", ""), http.StatusConflict, "ER-409")
 	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.75", "0.75", "0", "0"}) {
-		t.Errorf("client BTC after a refused accept = %v, want unchanged", got)
+		t.Errorf("client BTC after a refused withdrawal = %v, want unchanged", got)
 	}
 }
 

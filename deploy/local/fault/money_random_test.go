@@ -99,9 +99,9 @@ const (
 //     tried again, or FAILED), FAILED before and after PAY_OUT (a reversal, refused when a
 //     payee spent its share), REJECTED; some transitions are asked twice at once, and PAY_OUT
 //     races FAILED;
-//   - withdrawals, created by the engine and decided through the gateway by the venue's
-//     operator: ACCEPT, DECLINE, both at once, or ACCEPT twice at once; an ACCEPT short of
-//     funds is topped up and asked again, or declined;
+//   - withdrawals, created by the engine (holding the amount, or refused with 409 and
+//     declined when the wallet lacks it) and decided through the gateway by the venue's
+//     operator: ACCEPT, DECLINE, both at once, or ACCEPT twice at once;
 //   - deposits into the wallets.
 //
 // Meanwhile interchange and trading are each killed once (a third kill of either at random),
@@ -301,11 +301,10 @@ type moneyWithdrawal struct {
 	rng        *rand.Rand
 	created    bool
 
-	mu     sync.Mutex
-	ok     map[string]bool // decisions answered 200
-	short  bool            // an ACCEPT was refused for lack of funds
-	topped bool
-	final  string
+	mu    sync.Mutex
+	ok    map[string]bool // decisions answered 200
+	short bool            // the creation was refused for lack of funds (nothing held)
+	final string
 }
 
 // moneyDeposit is a deposit not yet confirmed (retried with its id until it is).
@@ -919,12 +918,6 @@ func (r *moneyRun) withdraw(w *moneyWithdrawal) {
 		switch {
 		case round == 0:
 			decisions = [][]string{{"ACCEPT"}, {"DECLINE"}, {"ACCEPT", "DECLINE"}, {"ACCEPT", "ACCEPT"}}[w.mode]
-		case w.short && !w.topped && w.rng.IntN(2) == 0:
-			w.topped = true
-			r.deposit(w.wallet, w.amount)
-			decisions = []string{"ACCEPT"}
-		case w.short:
-			decisions = []string{"DECLINE"}
 		default:
 			decisions = []string{[]string{"ACCEPT", "DECLINE", "ACCEPT", "ACCEPT"}[w.mode]}
 		}
@@ -965,6 +958,10 @@ func (r *moneyRun) createWithdrawal(w *moneyWithdrawal) bool {
 			return true
 		}
 		r.count("create withdrawal " + status.Code(err).String())
+		if status.Code(err) == codes.FailedPrecondition && strings.Contains(status.Convert(err).Message(), "insufficient funds") {
+			w.short = true // declined at its creation; asked again, it stays refused
+			return false
+		}
 		if !moneyRetryable(err) {
 			r.errorf("CreateWithdrawal %s: %v", w.transferID, err)
 			return false
@@ -995,10 +992,8 @@ func (r *moneyRun) confirm(w *moneyWithdrawal, decision string) {
 		w.ok[decision] = true
 		w.mu.Unlock()
 	case resp.status == http.StatusConflict:
-		if decision == "ACCEPT" && strings.Contains(string(resp.body), "insufficient funds") {
-			w.mu.Lock()
-			w.short = true
-			w.mu.Unlock()
+		if strings.Contains(string(resp.body), "insufficient funds") {
+			r.errorf("%s %s: refused for lack of funds, though the amount is held from its creation: %s", decision, w.transferID, resp.body)
 		}
 	default:
 		r.errorf("%s %s: %d %s", decision, w.transferID, resp.status, resp.body)
@@ -1219,8 +1214,13 @@ func (r *moneyRun) finish(p *moneyPlan) {
 	finalAt := time.Now()
 	// Every withdrawal decided.
 	for _, w := range p.withdrawals {
+		if w.short {
+			if d, err := r.readWithdrawal(w.transferID); err != nil || d.Status != moneyWDDeclined || d.CompletedAt.IsZero() {
+				r.fatalf("withdrawal %s refused for lack of funds: %+v, %v; want DECLINED and its release done", w.transferID, d, err)
+			}
+		}
 		if !w.created {
-			continue // skipped, or not created (reported)
+			continue // skipped, refused, or not created (reported)
 		}
 		deadline := time.Now().Add(moneyFinalLimit)
 		for {

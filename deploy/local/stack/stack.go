@@ -138,7 +138,7 @@ func services(opts Options) map[string]runner {
 				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}, l)
 		},
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
-			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], ComplianceAddr: peers[complianceapp.Name],
+			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], CustodyAddr: peers[custodyapp.Name], ComplianceAddr: peers[complianceapp.Name],
 				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second, SettlementLease: settlement.DefaultLease}
 			if opts.Interchange != nil {
 				opts.Interchange(&cfg)

@@ -21,6 +21,182 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Input of ReconcileTransit.
+type ReconcileTransitRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileTransitRequest) Reset() {
+	*x = ReconcileTransitRequest{}
+	mi := &file_interchange_v1_engine_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileTransitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileTransitRequest) ProtoMessage() {}
+
+func (x *ReconcileTransitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_engine_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileTransitRequest.ProtoReflect.Descriptor instead.
+func (*ReconcileTransitRequest) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{0}
+}
+
+// Result of ReconcileTransit.
+type ReconcileTransitResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One line per currency either side has seen.
+	Currencies []*TransitLine `protobuf:"bytes,1,rep,name=currencies,proto3" json:"currencies,omitempty"`
+	// Every difference the withdrawals in flight do not explain; empty when the two sides
+	// agree. A transfer that lands while the sides are read can show a difference once: a
+	// real one persists.
+	Violations []string `protobuf:"bytes,2,rep,name=violations,proto3" json:"violations,omitempty"`
+	// Withdrawals to custody accepted and not yet completed.
+	InFlight      int32 `protobuf:"varint,3,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileTransitResponse) Reset() {
+	*x = ReconcileTransitResponse{}
+	mi := &file_interchange_v1_engine_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileTransitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileTransitResponse) ProtoMessage() {}
+
+func (x *ReconcileTransitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_engine_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileTransitResponse.ProtoReflect.Descriptor instead.
+func (*ReconcileTransitResponse) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ReconcileTransitResponse) GetCurrencies() []*TransitLine {
+	if x != nil {
+		return x.Currencies
+	}
+	return nil
+}
+
+func (x *ReconcileTransitResponse) GetViolations() []string {
+	if x != nil {
+		return x.Violations
+	}
+	return nil
+}
+
+func (x *ReconcileTransitResponse) GetInFlight() int32 {
+	if x != nil {
+		return x.InFlight
+	}
+	return 0
+}
+
+// The two in-transit accounts of one currency.
+type TransitLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Currency code, e.g. BTC.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Posted into trading's in-transit account: what left trading wallets for custody.
+	Sent string `protobuf:"bytes,2,opt,name=sent,proto3" json:"sent,omitempty"`
+	// Posted out of custody's in-transit account: what custody wallets received.
+	Received string `protobuf:"bytes,3,opt,name=received,proto3" json:"received,omitempty"`
+	// The amounts of the withdrawals accepted and not yet completed.
+	InFlight      string `protobuf:"bytes,4,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TransitLine) Reset() {
+	*x = TransitLine{}
+	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TransitLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TransitLine) ProtoMessage() {}
+
+func (x *TransitLine) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TransitLine.ProtoReflect.Descriptor instead.
+func (*TransitLine) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TransitLine) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *TransitLine) GetSent() string {
+	if x != nil {
+		return x.Sent
+	}
+	return ""
+}
+
+func (x *TransitLine) GetReceived() string {
+	if x != nil {
+		return x.Received
+	}
+	return ""
+}
+
+func (x *TransitLine) GetInFlight() string {
+	if x != nil {
+		return x.InFlight
+	}
+	return ""
+}
+
 // Input of AdvanceSettlement.
 type AdvanceSettlementRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -36,7 +212,7 @@ type AdvanceSettlementRequest struct {
 
 func (x *AdvanceSettlementRequest) Reset() {
 	*x = AdvanceSettlementRequest{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[0]
+	mi := &file_interchange_v1_engine_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +224,7 @@ func (x *AdvanceSettlementRequest) String() string {
 func (*AdvanceSettlementRequest) ProtoMessage() {}
 
 func (x *AdvanceSettlementRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[0]
+	mi := &file_interchange_v1_engine_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +237,7 @@ func (x *AdvanceSettlementRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceSettlementRequest.ProtoReflect.Descriptor instead.
 func (*AdvanceSettlementRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{0}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AdvanceSettlementRequest) GetSettlementTrackingId() string {
@@ -98,7 +274,7 @@ type AdvanceSettlementResponse struct {
 
 func (x *AdvanceSettlementResponse) Reset() {
 	*x = AdvanceSettlementResponse{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[1]
+	mi := &file_interchange_v1_engine_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +286,7 @@ func (x *AdvanceSettlementResponse) String() string {
 func (*AdvanceSettlementResponse) ProtoMessage() {}
 
 func (x *AdvanceSettlementResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[1]
+	mi := &file_interchange_v1_engine_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +299,7 @@ func (x *AdvanceSettlementResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceSettlementResponse.ProtoReflect.Descriptor instead.
 func (*AdvanceSettlementResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{1}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AdvanceSettlementResponse) GetSettlementTrackingId() string {
@@ -153,7 +329,7 @@ type InstructSettlementRequest struct {
 
 func (x *InstructSettlementRequest) Reset() {
 	*x = InstructSettlementRequest{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	mi := &file_interchange_v1_engine_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -165,7 +341,7 @@ func (x *InstructSettlementRequest) String() string {
 func (*InstructSettlementRequest) ProtoMessage() {}
 
 func (x *InstructSettlementRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[2]
+	mi := &file_interchange_v1_engine_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -178,7 +354,7 @@ func (x *InstructSettlementRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstructSettlementRequest.ProtoReflect.Descriptor instead.
 func (*InstructSettlementRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{2}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InstructSettlementRequest) GetCompanyId() string {
@@ -206,7 +382,7 @@ type InstructSettlementResponse struct {
 
 func (x *InstructSettlementResponse) Reset() {
 	*x = InstructSettlementResponse{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	mi := &file_interchange_v1_engine_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +394,7 @@ func (x *InstructSettlementResponse) String() string {
 func (*InstructSettlementResponse) ProtoMessage() {}
 
 func (x *InstructSettlementResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[3]
+	mi := &file_interchange_v1_engine_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +407,7 @@ func (x *InstructSettlementResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstructSettlementResponse.ProtoReflect.Descriptor instead.
 func (*InstructSettlementResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{3}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *InstructSettlementResponse) GetResult() *CreateSettlementResponse {
@@ -262,7 +438,7 @@ type CreateWithdrawalRequest struct {
 
 func (x *CreateWithdrawalRequest) Reset() {
 	*x = CreateWithdrawalRequest{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[4]
+	mi := &file_interchange_v1_engine_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +450,7 @@ func (x *CreateWithdrawalRequest) String() string {
 func (*CreateWithdrawalRequest) ProtoMessage() {}
 
 func (x *CreateWithdrawalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[4]
+	mi := &file_interchange_v1_engine_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,7 +463,7 @@ func (x *CreateWithdrawalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWithdrawalRequest.ProtoReflect.Descriptor instead.
 func (*CreateWithdrawalRequest) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{4}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateWithdrawalRequest) GetTransferId() string {
@@ -345,7 +521,7 @@ type CreateWithdrawalResponse struct {
 
 func (x *CreateWithdrawalResponse) Reset() {
 	*x = CreateWithdrawalResponse{}
-	mi := &file_interchange_v1_engine_proto_msgTypes[5]
+	mi := &file_interchange_v1_engine_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -357,7 +533,7 @@ func (x *CreateWithdrawalResponse) String() string {
 func (*CreateWithdrawalResponse) ProtoMessage() {}
 
 func (x *CreateWithdrawalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_interchange_v1_engine_proto_msgTypes[5]
+	mi := &file_interchange_v1_engine_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -370,7 +546,7 @@ func (x *CreateWithdrawalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWithdrawalResponse.ProtoReflect.Descriptor instead.
 func (*CreateWithdrawalResponse) Descriptor() ([]byte, []int) {
-	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{5}
+	return file_interchange_v1_engine_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateWithdrawalResponse) GetTransferId() string {
@@ -391,7 +567,21 @@ var File_interchange_v1_engine_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_engine_proto_rawDesc = "" +
 	"\n" +
-	"\x1binterchange/v1/engine.proto\x12\x0einterchange.v1\x1a interchange/v1/interchange.proto\"\x85\x01\n" +
+	"\x1binterchange/v1/engine.proto\x12\x0einterchange.v1\x1a interchange/v1/interchange.proto\"\x19\n" +
+	"\x17ReconcileTransitRequest\"\x94\x01\n" +
+	"\x18ReconcileTransitResponse\x12;\n" +
+	"\n" +
+	"currencies\x18\x01 \x03(\v2\x1b.interchange.v1.TransitLineR\n" +
+	"currencies\x12\x1e\n" +
+	"\n" +
+	"violations\x18\x02 \x03(\tR\n" +
+	"violations\x12\x1b\n" +
+	"\tin_flight\x18\x03 \x01(\x05R\binFlight\"v\n" +
+	"\vTransitLine\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x12\n" +
+	"\x04sent\x18\x02 \x01(\tR\x04sent\x12\x1a\n" +
+	"\breceived\x18\x03 \x01(\tR\breceived\x12\x1b\n" +
+	"\tin_flight\x18\x04 \x01(\tR\binFlight\"\x85\x01\n" +
 	"\x18AdvanceSettlementRequest\x124\n" +
 	"\x16settlement_tracking_id\x18\x01 \x01(\tR\x14settlementTrackingId\x12\x1b\n" +
 	"\tto_status\x18\x02 \x01(\tR\btoStatus\x12\x16\n" +
@@ -417,11 +607,12 @@ const file_interchange_v1_engine_proto_rawDesc = "" +
 	"\x18CreateWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status2\xd7\x02\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status2\xbe\x03\n" +
 	"\x17SettlementEngineService\x12h\n" +
 	"\x11AdvanceSettlement\x12(.interchange.v1.AdvanceSettlementRequest\x1a).interchange.v1.AdvanceSettlementResponse\x12k\n" +
 	"\x12InstructSettlement\x12).interchange.v1.InstructSettlementRequest\x1a*.interchange.v1.InstructSettlementResponse\x12e\n" +
-	"\x10CreateWithdrawal\x12'.interchange.v1.CreateWithdrawalRequest\x1a(.interchange.v1.CreateWithdrawalResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
+	"\x10CreateWithdrawal\x12'.interchange.v1.CreateWithdrawalRequest\x1a(.interchange.v1.CreateWithdrawalResponse\x12e\n" +
+	"\x10ReconcileTransit\x12'.interchange.v1.ReconcileTransitRequest\x1a(.interchange.v1.ReconcileTransitResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
 
 var (
 	file_interchange_v1_engine_proto_rawDescOnce sync.Once
@@ -435,31 +626,37 @@ func file_interchange_v1_engine_proto_rawDescGZIP() []byte {
 	return file_interchange_v1_engine_proto_rawDescData
 }
 
-var file_interchange_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_interchange_v1_engine_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_interchange_v1_engine_proto_goTypes = []any{
-	(*AdvanceSettlementRequest)(nil),   // 0: interchange.v1.AdvanceSettlementRequest
-	(*AdvanceSettlementResponse)(nil),  // 1: interchange.v1.AdvanceSettlementResponse
-	(*InstructSettlementRequest)(nil),  // 2: interchange.v1.InstructSettlementRequest
-	(*InstructSettlementResponse)(nil), // 3: interchange.v1.InstructSettlementResponse
-	(*CreateWithdrawalRequest)(nil),    // 4: interchange.v1.CreateWithdrawalRequest
-	(*CreateWithdrawalResponse)(nil),   // 5: interchange.v1.CreateWithdrawalResponse
-	(*CreateSettlementRequest)(nil),    // 6: interchange.v1.CreateSettlementRequest
-	(*CreateSettlementResponse)(nil),   // 7: interchange.v1.CreateSettlementResponse
+	(*ReconcileTransitRequest)(nil),    // 0: interchange.v1.ReconcileTransitRequest
+	(*ReconcileTransitResponse)(nil),   // 1: interchange.v1.ReconcileTransitResponse
+	(*TransitLine)(nil),                // 2: interchange.v1.TransitLine
+	(*AdvanceSettlementRequest)(nil),   // 3: interchange.v1.AdvanceSettlementRequest
+	(*AdvanceSettlementResponse)(nil),  // 4: interchange.v1.AdvanceSettlementResponse
+	(*InstructSettlementRequest)(nil),  // 5: interchange.v1.InstructSettlementRequest
+	(*InstructSettlementResponse)(nil), // 6: interchange.v1.InstructSettlementResponse
+	(*CreateWithdrawalRequest)(nil),    // 7: interchange.v1.CreateWithdrawalRequest
+	(*CreateWithdrawalResponse)(nil),   // 8: interchange.v1.CreateWithdrawalResponse
+	(*CreateSettlementRequest)(nil),    // 9: interchange.v1.CreateSettlementRequest
+	(*CreateSettlementResponse)(nil),   // 10: interchange.v1.CreateSettlementResponse
 }
 var file_interchange_v1_engine_proto_depIdxs = []int32{
-	6, // 0: interchange.v1.InstructSettlementRequest.instruction:type_name -> interchange.v1.CreateSettlementRequest
-	7, // 1: interchange.v1.InstructSettlementResponse.result:type_name -> interchange.v1.CreateSettlementResponse
-	0, // 2: interchange.v1.SettlementEngineService.AdvanceSettlement:input_type -> interchange.v1.AdvanceSettlementRequest
-	2, // 3: interchange.v1.SettlementEngineService.InstructSettlement:input_type -> interchange.v1.InstructSettlementRequest
-	4, // 4: interchange.v1.SettlementEngineService.CreateWithdrawal:input_type -> interchange.v1.CreateWithdrawalRequest
-	1, // 5: interchange.v1.SettlementEngineService.AdvanceSettlement:output_type -> interchange.v1.AdvanceSettlementResponse
-	3, // 6: interchange.v1.SettlementEngineService.InstructSettlement:output_type -> interchange.v1.InstructSettlementResponse
-	5, // 7: interchange.v1.SettlementEngineService.CreateWithdrawal:output_type -> interchange.v1.CreateWithdrawalResponse
-	5, // [5:8] is the sub-list for method output_type
-	2, // [2:5] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	2,  // 0: interchange.v1.ReconcileTransitResponse.currencies:type_name -> interchange.v1.TransitLine
+	9,  // 1: interchange.v1.InstructSettlementRequest.instruction:type_name -> interchange.v1.CreateSettlementRequest
+	10, // 2: interchange.v1.InstructSettlementResponse.result:type_name -> interchange.v1.CreateSettlementResponse
+	3,  // 3: interchange.v1.SettlementEngineService.AdvanceSettlement:input_type -> interchange.v1.AdvanceSettlementRequest
+	5,  // 4: interchange.v1.SettlementEngineService.InstructSettlement:input_type -> interchange.v1.InstructSettlementRequest
+	7,  // 5: interchange.v1.SettlementEngineService.CreateWithdrawal:input_type -> interchange.v1.CreateWithdrawalRequest
+	0,  // 6: interchange.v1.SettlementEngineService.ReconcileTransit:input_type -> interchange.v1.ReconcileTransitRequest
+	4,  // 7: interchange.v1.SettlementEngineService.AdvanceSettlement:output_type -> interchange.v1.AdvanceSettlementResponse
+	6,  // 8: interchange.v1.SettlementEngineService.InstructSettlement:output_type -> interchange.v1.InstructSettlementResponse
+	8,  // 9: interchange.v1.SettlementEngineService.CreateWithdrawal:output_type -> interchange.v1.CreateWithdrawalResponse
+	1,  // 10: interchange.v1.SettlementEngineService.ReconcileTransit:output_type -> interchange.v1.ReconcileTransitResponse
+	7,  // [7:11] is the sub-list for method output_type
+	3,  // [3:7] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_interchange_v1_engine_proto_init() }
@@ -474,7 +671,7 @@ func file_interchange_v1_engine_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_interchange_v1_engine_proto_rawDesc), len(file_interchange_v1_engine_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	SettlementEngineService_AdvanceSettlement_FullMethodName  = "/interchange.v1.SettlementEngineService/AdvanceSettlement"
 	SettlementEngineService_InstructSettlement_FullMethodName = "/interchange.v1.SettlementEngineService/InstructSettlement"
 	SettlementEngineService_CreateWithdrawal_FullMethodName   = "/interchange.v1.SettlementEngineService/CreateWithdrawal"
+	SettlementEngineService_ReconcileTransit_FullMethodName   = "/interchange.v1.SettlementEngineService/ReconcileTransit"
 )
 
 // SettlementEngineServiceClient is the client API for SettlementEngineService service.
@@ -39,9 +40,15 @@ type SettlementEngineServiceClient interface {
 	// engine): unlike endpoint 3, its legs may be payables (negative: the venue pays the
 	// wallet), funded from the venue's settlement wallet. Idempotent like endpoint 3.
 	InstructSettlement(ctx context.Context, in *InstructSettlementRequest, opts ...grpc.CallOption) (*InstructSettlementResponse, error)
-	// Records a pending withdrawal from a trading vault, awaiting the client's confirmation
-	// (endpoint 11).
+	// Records a pending withdrawal from a trading vault to an external address, holding its
+	// amount (a wallet short of it: the withdrawal is declined, 409), awaiting the decision of
+	// the wallet's venue (endpoint 11).
 	CreateWithdrawal(ctx context.Context, in *CreateWithdrawalRequest, opts ...grpc.CallOption) (*CreateWithdrawalResponse, error)
+	// Compares, per currency, what left trading wallets for custody wallets (trading's
+	// in-transit account, transit:custody) with what custody wallets received from trading
+	// (custody's, transit:trading): they differ only by the withdrawals accepted whose money
+	// step is not done yet. Reads one account on each side and the withdrawals in flight.
+	ReconcileTransit(ctx context.Context, in *ReconcileTransitRequest, opts ...grpc.CallOption) (*ReconcileTransitResponse, error)
 }
 
 type settlementEngineServiceClient struct {
@@ -82,6 +89,16 @@ func (c *settlementEngineServiceClient) CreateWithdrawal(ctx context.Context, in
 	return out, nil
 }
 
+func (c *settlementEngineServiceClient) ReconcileTransit(ctx context.Context, in *ReconcileTransitRequest, opts ...grpc.CallOption) (*ReconcileTransitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReconcileTransitResponse)
+	err := c.cc.Invoke(ctx, SettlementEngineService_ReconcileTransit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SettlementEngineServiceServer is the server API for SettlementEngineService service.
 // All implementations must embed UnimplementedSettlementEngineServiceServer
 // for forward compatibility.
@@ -97,9 +114,15 @@ type SettlementEngineServiceServer interface {
 	// engine): unlike endpoint 3, its legs may be payables (negative: the venue pays the
 	// wallet), funded from the venue's settlement wallet. Idempotent like endpoint 3.
 	InstructSettlement(context.Context, *InstructSettlementRequest) (*InstructSettlementResponse, error)
-	// Records a pending withdrawal from a trading vault, awaiting the client's confirmation
-	// (endpoint 11).
+	// Records a pending withdrawal from a trading vault to an external address, holding its
+	// amount (a wallet short of it: the withdrawal is declined, 409), awaiting the decision of
+	// the wallet's venue (endpoint 11).
 	CreateWithdrawal(context.Context, *CreateWithdrawalRequest) (*CreateWithdrawalResponse, error)
+	// Compares, per currency, what left trading wallets for custody wallets (trading's
+	// in-transit account, transit:custody) with what custody wallets received from trading
+	// (custody's, transit:trading): they differ only by the withdrawals accepted whose money
+	// step is not done yet. Reads one account on each side and the withdrawals in flight.
+	ReconcileTransit(context.Context, *ReconcileTransitRequest) (*ReconcileTransitResponse, error)
 	mustEmbedUnimplementedSettlementEngineServiceServer()
 }
 
@@ -118,6 +141,9 @@ func (UnimplementedSettlementEngineServiceServer) InstructSettlement(context.Con
 }
 func (UnimplementedSettlementEngineServiceServer) CreateWithdrawal(context.Context, *CreateWithdrawalRequest) (*CreateWithdrawalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateWithdrawal not implemented")
+}
+func (UnimplementedSettlementEngineServiceServer) ReconcileTransit(context.Context, *ReconcileTransitRequest) (*ReconcileTransitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReconcileTransit not implemented")
 }
 func (UnimplementedSettlementEngineServiceServer) mustEmbedUnimplementedSettlementEngineServiceServer() {
 }
@@ -195,6 +221,24 @@ func _SettlementEngineService_CreateWithdrawal_Handler(srv interface{}, ctx cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SettlementEngineService_ReconcileTransit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReconcileTransitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SettlementEngineServiceServer).ReconcileTransit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SettlementEngineService_ReconcileTransit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SettlementEngineServiceServer).ReconcileTransit(ctx, req.(*ReconcileTransitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SettlementEngineService_ServiceDesc is the grpc.ServiceDesc for SettlementEngineService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -213,6 +257,10 @@ var SettlementEngineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateWithdrawal",
 			Handler:    _SettlementEngineService_CreateWithdrawal_Handler,
+		},
+		{
+			MethodName: "ReconcileTransit",
+			Handler:    _SettlementEngineService_ReconcileTransit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

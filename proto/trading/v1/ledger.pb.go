@@ -408,7 +408,8 @@ type JournalLeg struct {
 	// empty for a system account.
 	CompanyId string `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
 	// A trading wallet id of company_id, a venue settlement wallet (<venueId>-ISW-<currency>), or
-	// a system account: clearing:<settlementTrackingId>, world:deposits, world:withdrawals.
+	// a system account: clearing:<settlementTrackingId>, world:deposits, world:withdrawals,
+	// transit:custody (what leaves for a custody wallet).
 	Account string `protobuf:"bytes,2,opt,name=account,proto3" json:"account,omitempty"`
 	// Currency code, e.g. BTC.
 	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
@@ -1115,6 +1116,190 @@ func (x *CurrencyTotals) GetCreditsPosted() string {
 	return ""
 }
 
+// Input of GetSystemAccount.
+type GetSystemAccountRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A system account: world:deposits, world:withdrawals, transit:custody or
+	// clearing:<settlementTrackingId>.
+	Account       string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSystemAccountRequest) Reset() {
+	*x = GetSystemAccountRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSystemAccountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSystemAccountRequest) ProtoMessage() {}
+
+func (x *GetSystemAccountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSystemAccountRequest.ProtoReflect.Descriptor instead.
+func (*GetSystemAccountRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetSystemAccountRequest) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+// Result of GetSystemAccount.
+type GetSystemAccountResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The account.
+	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	// Its counters per currency, by currency code.
+	Counters      []*AccountCounters `protobuf:"bytes,2,rep,name=counters,proto3" json:"counters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSystemAccountResponse) Reset() {
+	*x = GetSystemAccountResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSystemAccountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSystemAccountResponse) ProtoMessage() {}
+
+func (x *GetSystemAccountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSystemAccountResponse.ProtoReflect.Descriptor instead.
+func (*GetSystemAccountResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetSystemAccountResponse) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *GetSystemAccountResponse) GetCounters() []*AccountCounters {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+// The four counters of one account in one currency.
+type AccountCounters struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Currency code.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Debits pending (held to leave).
+	DebitsPending string `protobuf:"bytes,2,opt,name=debits_pending,json=debitsPending,proto3" json:"debits_pending,omitempty"`
+	// Debits posted.
+	DebitsPosted string `protobuf:"bytes,3,opt,name=debits_posted,json=debitsPosted,proto3" json:"debits_posted,omitempty"`
+	// Credits pending (held to arrive).
+	CreditsPending string `protobuf:"bytes,4,opt,name=credits_pending,json=creditsPending,proto3" json:"credits_pending,omitempty"`
+	// Credits posted.
+	CreditsPosted string `protobuf:"bytes,5,opt,name=credits_posted,json=creditsPosted,proto3" json:"credits_posted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccountCounters) Reset() {
+	*x = AccountCounters{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccountCounters) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccountCounters) ProtoMessage() {}
+
+func (x *AccountCounters) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccountCounters.ProtoReflect.Descriptor instead.
+func (*AccountCounters) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AccountCounters) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *AccountCounters) GetDebitsPending() string {
+	if x != nil {
+		return x.DebitsPending
+	}
+	return ""
+}
+
+func (x *AccountCounters) GetDebitsPosted() string {
+	if x != nil {
+		return x.DebitsPosted
+	}
+	return ""
+}
+
+func (x *AccountCounters) GetCreditsPending() string {
+	if x != nil {
+		return x.CreditsPending
+	}
+	return ""
+}
+
+func (x *AccountCounters) GetCreditsPosted() string {
+	if x != nil {
+		return x.CreditsPosted
+	}
+	return ""
+}
+
 var File_trading_v1_ledger_proto protoreflect.FileDescriptor
 
 const file_trading_v1_ledger_proto_rawDesc = "" +
@@ -1182,6 +1367,17 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\x0edebits_pending\x18\x02 \x01(\tR\rdebitsPending\x12#\n" +
 	"\rdebits_posted\x18\x03 \x01(\tR\fdebitsPosted\x12'\n" +
 	"\x0fcredits_pending\x18\x04 \x01(\tR\x0ecreditsPending\x12%\n" +
+	"\x0ecredits_posted\x18\x05 \x01(\tR\rcreditsPosted\"3\n" +
+	"\x17GetSystemAccountRequest\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\"m\n" +
+	"\x18GetSystemAccountResponse\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x127\n" +
+	"\bcounters\x18\x02 \x03(\v2\x1b.trading.v1.AccountCountersR\bcounters\"\xc9\x01\n" +
+	"\x0fAccountCounters\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12%\n" +
+	"\x0edebits_pending\x18\x02 \x01(\tR\rdebitsPending\x12#\n" +
+	"\rdebits_posted\x18\x03 \x01(\tR\fdebitsPosted\x12'\n" +
+	"\x0fcredits_pending\x18\x04 \x01(\tR\x0ecreditsPending\x12%\n" +
 	"\x0ecredits_posted\x18\x05 \x01(\tR\rcreditsPosted*U\n" +
 	"\tEntryKind\x12\x1a\n" +
 	"\x16ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
@@ -1203,12 +1399,13 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\vResolveKind\x12\x1c\n" +
 	"\x18RESOLVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11RESOLVE_KIND_POST\x10\x01\x12\x15\n" +
-	"\x11RESOLVE_KIND_VOID\x10\x022\xa0\x03\n" +
+	"\x11RESOLVE_KIND_VOID\x10\x022\xff\x03\n" +
 	"\x14TradingLedgerService\x12N\n" +
 	"\vRecordEntry\x12\x1e.trading.v1.RecordEntryRequest\x1a\x1f.trading.v1.RecordEntryResponse\x12N\n" +
 	"\vResolveHold\x12\x1e.trading.v1.ResolveHoldRequest\x1a\x1f.trading.v1.ResolveHoldResponse\x12T\n" +
 	"\rRecordDeposit\x12 .trading.v1.RecordDepositRequest\x1a!.trading.v1.RecordDepositResponse\x12H\n" +
-	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12H\n" +
+	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12]\n" +
+	"\x10GetSystemAccount\x12#.trading.v1.GetSystemAccountRequest\x1a$.trading.v1.GetSystemAccountResponse\x12H\n" +
 	"\tSetPrices\x12\x1c.trading.v1.SetPricesRequest\x1a\x1d.trading.v1.SetPricesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
@@ -1224,25 +1421,28 @@ func file_trading_v1_ledger_proto_rawDescGZIP() []byte {
 }
 
 var file_trading_v1_ledger_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_trading_v1_ledger_proto_goTypes = []any{
-	(EntryKind)(0),                // 0: trading.v1.EntryKind
-	(LegSide)(0),                  // 1: trading.v1.LegSide
-	(EntryOutcome)(0),             // 2: trading.v1.EntryOutcome
-	(ResolveKind)(0),              // 3: trading.v1.ResolveKind
-	(*SetPricesRequest)(nil),      // 4: trading.v1.SetPricesRequest
-	(*Price)(nil),                 // 5: trading.v1.Price
-	(*SetPricesResponse)(nil),     // 6: trading.v1.SetPricesResponse
-	(*JournalLeg)(nil),            // 7: trading.v1.JournalLeg
-	(*RecordEntryRequest)(nil),    // 8: trading.v1.RecordEntryRequest
-	(*RecordEntryResponse)(nil),   // 9: trading.v1.RecordEntryResponse
-	(*ResolveHoldRequest)(nil),    // 10: trading.v1.ResolveHoldRequest
-	(*ResolveHoldResponse)(nil),   // 11: trading.v1.ResolveHoldResponse
-	(*RecordDepositRequest)(nil),  // 12: trading.v1.RecordDepositRequest
-	(*RecordDepositResponse)(nil), // 13: trading.v1.RecordDepositResponse
-	(*ReconcileRequest)(nil),      // 14: trading.v1.ReconcileRequest
-	(*ReconcileResponse)(nil),     // 15: trading.v1.ReconcileResponse
-	(*CurrencyTotals)(nil),        // 16: trading.v1.CurrencyTotals
+	(EntryKind)(0),                   // 0: trading.v1.EntryKind
+	(LegSide)(0),                     // 1: trading.v1.LegSide
+	(EntryOutcome)(0),                // 2: trading.v1.EntryOutcome
+	(ResolveKind)(0),                 // 3: trading.v1.ResolveKind
+	(*SetPricesRequest)(nil),         // 4: trading.v1.SetPricesRequest
+	(*Price)(nil),                    // 5: trading.v1.Price
+	(*SetPricesResponse)(nil),        // 6: trading.v1.SetPricesResponse
+	(*JournalLeg)(nil),               // 7: trading.v1.JournalLeg
+	(*RecordEntryRequest)(nil),       // 8: trading.v1.RecordEntryRequest
+	(*RecordEntryResponse)(nil),      // 9: trading.v1.RecordEntryResponse
+	(*ResolveHoldRequest)(nil),       // 10: trading.v1.ResolveHoldRequest
+	(*ResolveHoldResponse)(nil),      // 11: trading.v1.ResolveHoldResponse
+	(*RecordDepositRequest)(nil),     // 12: trading.v1.RecordDepositRequest
+	(*RecordDepositResponse)(nil),    // 13: trading.v1.RecordDepositResponse
+	(*ReconcileRequest)(nil),         // 14: trading.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),        // 15: trading.v1.ReconcileResponse
+	(*CurrencyTotals)(nil),           // 16: trading.v1.CurrencyTotals
+	(*GetSystemAccountRequest)(nil),  // 17: trading.v1.GetSystemAccountRequest
+	(*GetSystemAccountResponse)(nil), // 18: trading.v1.GetSystemAccountResponse
+	(*AccountCounters)(nil),          // 19: trading.v1.AccountCounters
 }
 var file_trading_v1_ledger_proto_depIdxs = []int32{
 	5,  // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
@@ -1254,21 +1454,24 @@ var file_trading_v1_ledger_proto_depIdxs = []int32{
 	2,  // 6: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
 	2,  // 7: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
 	16, // 8: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
-	8,  // 9: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
-	10, // 10: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
-	12, // 11: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
-	14, // 12: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
-	4,  // 13: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
-	9,  // 14: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
-	11, // 15: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
-	13, // 16: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
-	15, // 17: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
-	6,  // 18: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	19, // 9: trading.v1.GetSystemAccountResponse.counters:type_name -> trading.v1.AccountCounters
+	8,  // 10: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
+	10, // 11: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
+	12, // 12: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
+	14, // 13: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
+	17, // 14: trading.v1.TradingLedgerService.GetSystemAccount:input_type -> trading.v1.GetSystemAccountRequest
+	4,  // 15: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
+	9,  // 16: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
+	11, // 17: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
+	13, // 18: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
+	15, // 19: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
+	18, // 20: trading.v1.TradingLedgerService.GetSystemAccount:output_type -> trading.v1.GetSystemAccountResponse
+	6,  // 21: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_ledger_proto_init() }
@@ -1282,7 +1485,7 @@ func file_trading_v1_ledger_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_ledger_proto_rawDesc), len(file_trading_v1_ledger_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   13,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TradingLedgerService_RecordEntry_FullMethodName   = "/trading.v1.TradingLedgerService/RecordEntry"
-	TradingLedgerService_ResolveHold_FullMethodName   = "/trading.v1.TradingLedgerService/ResolveHold"
-	TradingLedgerService_RecordDeposit_FullMethodName = "/trading.v1.TradingLedgerService/RecordDeposit"
-	TradingLedgerService_Reconcile_FullMethodName     = "/trading.v1.TradingLedgerService/Reconcile"
-	TradingLedgerService_SetPrices_FullMethodName     = "/trading.v1.TradingLedgerService/SetPrices"
+	TradingLedgerService_RecordEntry_FullMethodName      = "/trading.v1.TradingLedgerService/RecordEntry"
+	TradingLedgerService_ResolveHold_FullMethodName      = "/trading.v1.TradingLedgerService/ResolveHold"
+	TradingLedgerService_RecordDeposit_FullMethodName    = "/trading.v1.TradingLedgerService/RecordDeposit"
+	TradingLedgerService_Reconcile_FullMethodName        = "/trading.v1.TradingLedgerService/Reconcile"
+	TradingLedgerService_GetSystemAccount_FullMethodName = "/trading.v1.TradingLedgerService/GetSystemAccount"
+	TradingLedgerService_SetPrices_FullMethodName        = "/trading.v1.TradingLedgerService/SetPrices"
 )
 
 // TradingLedgerServiceClient is the client API for TradingLedgerService service.
@@ -49,6 +50,9 @@ type TradingLedgerServiceClient interface {
 	RecordDeposit(ctx context.Context, in *RecordDepositRequest, opts ...grpc.CallOption) (*RecordDepositResponse, error)
 	// Recomputes every balance of trading's journal and reports any difference.
 	Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error)
+	// Reads the counters of one system account (e.g. transit:custody), per currency, as stored
+	// (an entry in flight may be half applied); an account never used has none.
+	GetSystemAccount(ctx context.Context, in *GetSystemAccountRequest, opts ...grpc.CallOption) (*GetSystemAccountResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(ctx context.Context, in *SetPricesRequest, opts ...grpc.CallOption) (*SetPricesResponse, error)
 }
@@ -101,6 +105,16 @@ func (c *tradingLedgerServiceClient) Reconcile(ctx context.Context, in *Reconcil
 	return out, nil
 }
 
+func (c *tradingLedgerServiceClient) GetSystemAccount(ctx context.Context, in *GetSystemAccountRequest, opts ...grpc.CallOption) (*GetSystemAccountResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSystemAccountResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_GetSystemAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tradingLedgerServiceClient) SetPrices(ctx context.Context, in *SetPricesRequest, opts ...grpc.CallOption) (*SetPricesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetPricesResponse)
@@ -134,6 +148,9 @@ type TradingLedgerServiceServer interface {
 	RecordDeposit(context.Context, *RecordDepositRequest) (*RecordDepositResponse, error)
 	// Recomputes every balance of trading's journal and reports any difference.
 	Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error)
+	// Reads the counters of one system account (e.g. transit:custody), per currency, as stored
+	// (an entry in flight may be half applied); an account never used has none.
+	GetSystemAccount(context.Context, *GetSystemAccountRequest) (*GetSystemAccountResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error)
 	mustEmbedUnimplementedTradingLedgerServiceServer()
@@ -157,6 +174,9 @@ func (UnimplementedTradingLedgerServiceServer) RecordDeposit(context.Context, *R
 }
 func (UnimplementedTradingLedgerServiceServer) Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Reconcile not implemented")
+}
+func (UnimplementedTradingLedgerServiceServer) GetSystemAccount(context.Context, *GetSystemAccountRequest) (*GetSystemAccountResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSystemAccount not implemented")
 }
 func (UnimplementedTradingLedgerServiceServer) SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPrices not implemented")
@@ -254,6 +274,24 @@ func _TradingLedgerService_Reconcile_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TradingLedgerService_GetSystemAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSystemAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).GetSystemAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_GetSystemAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).GetSystemAccount(ctx, req.(*GetSystemAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TradingLedgerService_SetPrices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetPricesRequest)
 	if err := dec(in); err != nil {
@@ -294,6 +332,10 @@ var TradingLedgerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Reconcile",
 			Handler:    _TradingLedgerService_Reconcile_Handler,
+		},
+		{
+			MethodName: "GetSystemAccount",
+			Handler:    _TradingLedgerService_GetSystemAccount_Handler,
 		},
 		{
 			MethodName: "SetPrices",

@@ -66,6 +66,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	defer closeAuthors()
 	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st, server.Options{Authors: authors, FeeMaxAge: cfg.FeeMaxAge}))
 	custodyv1.RegisterCustodyAdminServiceServer(deps.Server.GRPC, server.NewAdmin(st))
+	custodyv1.RegisterCustodyLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
 	// The journal's recovery pass stops with the server, also when the server ends on an error.
 	sweepCtx, stopSweep := context.WithCancel(ctx)

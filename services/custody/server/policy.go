@@ -11,17 +11,22 @@ import (
 // Policy is who may call each of custody's gRPC methods (authz): the reads (endpoints 12
 // and 14) any caller of a company; endpoint 13 a MAKER; endpoint 4 the company, or a CHECKER
 // sending it as themselves (the signed author is checked by the handler); the admin API any
-// internal system; the plugin API the service desk. The handlers check the same again, so
-// the rules hold whether or not the interceptor runs.
+// internal system; the plugin API the service desk; the ledger API (transfers from trading,
+// reconciliation, system-account reads) interchange alone. The handlers check the same
+// again, so the rules hold whether or not the interceptor runs.
 func Policy() authz.Policy {
 	return authz.Policy{
-		custodyv1.CustodyService_ListLedgerFees_FullMethodName:           authz.Anyone,
-		custodyv1.CustodyService_ListLegacyWallets_FullMethodName:        authz.Anyone,
-		custodyv1.CustodyService_ActivateTrustline_FullMethodName:        {Roles: []string{principal.RoleMaker}},
-		custodyv1.CustodyService_ActOnLegacyWallet_FullMethodName:        {Company: true, Roles: []string{principal.RoleChecker}},
-		custodyv1.CustodyAdminService_RefreshFeeEstimates_FullMethodName: authz.System("*"),
-		custodyv1.CustodyAdminService_ProposeLegacyWallet_FullMethodName: authz.System("*"),
-		pluginv1.PluginService_Validate_FullMethodName:                   authz.System(plugin.ServicedeskSystem),
-		pluginv1.PluginService_Execute_FullMethodName:                    authz.System(plugin.ServicedeskSystem),
+		custodyv1.CustodyService_ListLedgerFees_FullMethodName:            authz.Anyone,
+		custodyv1.CustodyService_ListLegacyWallets_FullMethodName:         authz.Anyone,
+		custodyv1.CustodyService_ActivateTrustline_FullMethodName:         {Roles: []string{principal.RoleMaker}},
+		custodyv1.CustodyService_ActOnLegacyWallet_FullMethodName:         {Company: true, Roles: []string{principal.RoleChecker}},
+		custodyv1.CustodyAdminService_RefreshFeeEstimates_FullMethodName:  authz.System("*"),
+		custodyv1.CustodyAdminService_ProposeLegacyWallet_FullMethodName:  authz.System("*"),
+		custodyv1.CustodyLedgerService_CheckTransferTarget_FullMethodName: authz.System(InterchangeSystem),
+		custodyv1.CustodyLedgerService_CreditTransfer_FullMethodName:      authz.System(InterchangeSystem),
+		custodyv1.CustodyLedgerService_Reconcile_FullMethodName:           authz.System(InterchangeSystem),
+		custodyv1.CustodyLedgerService_GetSystemAccount_FullMethodName:    authz.System(InterchangeSystem),
+		pluginv1.PluginService_Validate_FullMethodName:                    authz.System(plugin.ServicedeskSystem),
+		pluginv1.PluginService_Execute_FullMethodName:                     authz.System(plugin.ServicedeskSystem),
 	}
 }

@@ -16,7 +16,8 @@ func TestPolicyListsEveryMethod(t *testing.T) {
 	t.Parallel()
 	policy := server.Policy()
 	var methods []string
-	for _, desc := range []grpc.ServiceDesc{custodyv1.CustodyService_ServiceDesc, custodyv1.CustodyAdminService_ServiceDesc, pluginv1.PluginService_ServiceDesc} {
+	for _, desc := range []grpc.ServiceDesc{custodyv1.CustodyService_ServiceDesc, custodyv1.CustodyAdminService_ServiceDesc,
+		custodyv1.CustodyLedgerService_ServiceDesc, pluginv1.PluginService_ServiceDesc} {
 		for _, m := range desc.Methods {
 			methods = append(methods, "/"+desc.ServiceName+"/"+m.MethodName)
 		}
@@ -40,6 +41,7 @@ func TestPolicyRules(t *testing.T) {
 	company := principal.Principal{Kind: principal.KindCompany, CompanyID: "ZTEST"}
 	engine := principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"}
 	desk := principal.Principal{Kind: principal.KindSystem, System: "servicedesk"}
+	interchange := principal.Principal{Kind: principal.KindSystem, System: "interchange"}
 	tests := []struct {
 		method string
 		caller principal.Principal
@@ -60,6 +62,15 @@ func TestPolicyRules(t *testing.T) {
 		{custodyv1.CustodyAdminService_RefreshFeeEstimates_FullMethodName, company, false},
 		{custodyv1.CustodyAdminService_ProposeLegacyWallet_FullMethodName, engine, true},
 		{custodyv1.CustodyAdminService_ProposeLegacyWallet_FullMethodName, user(principal.RoleMaker), false},
+		{custodyv1.CustodyLedgerService_CheckTransferTarget_FullMethodName, interchange, true},
+		{custodyv1.CustodyLedgerService_CheckTransferTarget_FullMethodName, engine, false},
+		{custodyv1.CustodyLedgerService_CreditTransfer_FullMethodName, interchange, true},
+		{custodyv1.CustodyLedgerService_CreditTransfer_FullMethodName, desk, false},
+		{custodyv1.CustodyLedgerService_CreditTransfer_FullMethodName, company, false},
+		{custodyv1.CustodyLedgerService_Reconcile_FullMethodName, interchange, true},
+		{custodyv1.CustodyLedgerService_Reconcile_FullMethodName, user(principal.RoleChecker), false},
+		{custodyv1.CustodyLedgerService_GetSystemAccount_FullMethodName, interchange, true},
+		{custodyv1.CustodyLedgerService_GetSystemAccount_FullMethodName, engine, false},
 		{pluginv1.PluginService_Execute_FullMethodName, desk, true},
 		{pluginv1.PluginService_Validate_FullMethodName, engine, false},
 	}

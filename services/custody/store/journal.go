@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
@@ -13,18 +12,18 @@ import (
 )
 
 // Custody's journal: its accounts are the custody wallets (their documents carry them, one
-// per currency id) and the world outside in the journal's own collection: world:deposits
-// pays deposits in, world:withdrawals receives withdrawals.
+// per currency id) and, in the journal's own collection, unconstrained and created on first
+// use: the world outside (world:deposits pays deposits in, world:withdrawals receives
+// withdrawals) and custody.TransitTrading, which pays the transfers from trading in.
 const (
-	worldPrefix      = "world:"
-	worldDeposits    = worldPrefix + "deposits"
-	worldWithdrawals = worldPrefix + "withdrawals"
+	worldDeposits    = custody.WorldPrefix + "deposits"
+	worldWithdrawals = custody.WorldPrefix + "withdrawals"
 )
 
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
 	j = journal.New(journal.Config{DB: db, Prefix: "journal", Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
-		if strings.HasPrefix(h, worldPrefix) {
+		if custody.IsSystemAccount(h) {
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}
 		return journal.HolderPolicy{Collection: colWallets, Constrained: true}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -32,6 +33,8 @@ type Config struct {
 	config.Common
 	// TradingAddr is trading's gRPC address (balance movements).
 	TradingAddr string `env:"TRADING_ADDR, default=127.0.0.1:9002"`
+	// CustodyAddr is custody's gRPC address (withdrawals to custody wallets).
+	CustodyAddr string `env:"CUSTODY_ADDR, default=127.0.0.1:9004"`
 	// ComplianceAddr is compliance's gRPC address (VASP and beneficiary checks).
 	ComplianceAddr string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
 	// SweepInterval is how often money steps cut short (a decided withdrawal's, a settlement
@@ -100,6 +103,11 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return fmt.Errorf("dial trading: %w", err)
 	}
 	defer tradingConn.Close()
+	custodyConn, err := grpc.NewClient(cfg.CustodyAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("dial custody: %w", err)
+	}
+	defer custodyConn.Close()
 	complianceConn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return fmt.Errorf("dial compliance: %w", err)
@@ -110,14 +118,14 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
-		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
+		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Custody: custodyv1.NewCustodyLedgerServiceClient(custodyConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
 		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry})
 	if err != nil {
 		return err
 	}
 	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, wired.Server)
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
-	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, addresses.Plugin())
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Plugin()))
 	// The sweeper stops with the server, also when the server ends on an error.
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -7,12 +7,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/funds"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -23,6 +26,8 @@ type Parts struct {
 	// trading wallets for the settlement checks.
 	Ledger  tradingv1.TradingLedgerServiceClient
 	Wallets tradingv1.TradingServiceClient
+	// Custody checks and credits the custody wallets withdrawals go to.
+	Custody custodyv1.CustodyLedgerServiceClient
 	Signer  *principal.Signer
 	Logger  *slog.Logger
 	// Now is the clock (time.Now when nil); Lease the hold of a claimed transition
@@ -44,6 +49,7 @@ type Wired struct {
 	settlements *settlement.Service
 	withdrawals *withdrawal.Service
 	expiry      time.Duration
+	executions  *plugin.Ledger
 }
 
 // Wire creates the store's indexes and the services over p.
@@ -61,17 +67,25 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}
+	custody := funds.NewCustody(p.Custody, p.Signer)
 	w := &Wired{
 		settlements: settlement.NewService(st, funds.NewSettlements(p.Ledger, p.Signer), settlement.Config{Now: p.Now, Lease: p.Lease, Logger: p.Logger}),
-		withdrawals: withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, p.Signer), p.Now, p.Logger),
+		withdrawals: withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, custody, p.Signer), p.Now, p.Logger),
 		expiry:      p.WithdrawalExpiry,
+		executions:  plugin.NewLedger(p.DB),
 	}
 	if w.expiry <= 0 {
 		w.expiry = withdrawal.DefaultExpiry
 	}
 	w.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: w.settlements, Withdrawals: w.withdrawals,
-		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules})
+		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules, Custody: custody, Transit: funds.NewTransit(p.Ledger, custody, p.Signer)})
 	return w, nil
+}
+
+// Plugin is interchange's side of the service desk's plugin API: the withdrawal request
+// (server.ServiceWithdrawal) here, every other service by addresses (the whitelist's).
+func (w *Wired) Plugin(addresses pluginv1.PluginServiceServer) pluginv1.PluginServiceServer {
+	return plugin.NewServer(w.executions, map[string]plugin.Handler{server.ServiceWithdrawal: w.Server.WithdrawalHandler()}).WithFallback(addresses)
 }
 
 // Sweeper returns one recovery sweep: it completes the money steps cut short that nobody

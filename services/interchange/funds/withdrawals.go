@@ -9,26 +9,36 @@ import (
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/trading"
 )
 
-// Withdrawals moves withdrawals' money (withdrawal.Funds).
-type Withdrawals struct{ ledger ledger }
+// Withdrawals moves withdrawals' money (withdrawal.Funds): in trading's journal, and in
+// custody's for a withdrawal to a custody wallet.
+type Withdrawals struct {
+	ledger  ledger
+	custody Custody
+}
 
 var _ withdrawal.Funds = Withdrawals{}
 
-// NewWithdrawals returns the withdrawals' funds over trading's ledger client.
-func NewWithdrawals(client tradingv1.TradingLedgerServiceClient, signer *principal.Signer) Withdrawals {
-	return Withdrawals{ledger: ledger{client: client, signer: signer}}
+// NewWithdrawals returns the withdrawals' funds over trading's ledger client and custody.
+func NewWithdrawals(client tradingv1.TradingLedgerServiceClient, custody Custody, signer *principal.Signer) Withdrawals {
+	return Withdrawals{ledger: ledger{client: client, signer: signer}, custody: custody}
 }
 
 // Hold reserves w's amount on its wallet (available → pending out) for the world outside,
-// under w's current attempt; it reports false when the wallet lacks it. A hold id a DECLINE
-// already released is withdrawal.ErrHoldBlocked.
+// or for trading's in-transit account when w goes to a custody wallet, under w's current
+// attempt; it reports false when the wallet lacks it. A hold id a DECLINE already released
+// is withdrawal.ErrHoldBlocked.
 func (f Withdrawals) Hold(ctx context.Context, w withdrawal.Withdrawal) (bool, error) {
+	to := trading.WorldWithdrawals
+	if w.ToCustody() {
+		to = trading.TransitCustody
+	}
 	held, err := f.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: withdrawal.HoldID(w, w.Attempt()), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
 		Code: "withdrawal.hold", BusinessKey: w.TransferID, Legs: []*tradingv1.JournalLeg{
 			{CompanyId: w.CompanyID, Account: w.WalletID, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: w.Amount},
-			{Account: "world:withdrawals", Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: w.Amount},
+			{Account: to, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: w.Amount},
 		}})
 	if status.Code(err) == codes.AlreadyExists {
 		return false, withdrawal.ErrHoldBlocked
@@ -37,9 +47,15 @@ func (f Withdrawals) Hold(ctx context.Context, w withdrawal.Withdrawal) (bool, e
 }
 
 // Settle posts an accepted withdrawal's hold (its attempt is frozen by the decision): the
-// amount leaves the wallet.
+// amount leaves the wallet, for the world outside or for trading's in-transit account; one
+// to a custody wallet is then credited there out of custody's in-transit account. Both
+// steps are entries under fixed ids, so a repeat (the caller's or the sweeper's) after a
+// crash between them completes the second without moving the first twice.
 func (f Withdrawals) Settle(ctx context.Context, w withdrawal.Withdrawal) error {
-	return f.ledger.post(ctx, withdrawal.HoldID(w, w.Attempt()), "withdrawal.post")
+	if err := f.ledger.post(ctx, withdrawal.HoldID(w, w.Attempt()), "withdrawal.post"); err != nil || !w.ToCustody() {
+		return err
+	}
+	return f.custody.Credit(ctx, w)
 }
 
 // Release voids every hold an ACCEPT may have placed on a declined withdrawal (one that lost

@@ -66,9 +66,10 @@ func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.Inst
 	return &interchangev1.InstructSettlementResponse{Result: res}, nil
 }
 
-// CreateWithdrawal records a pending withdrawal from a company's trading wallet; it is
-// idempotent by transferId (the same withdrawal again answers its current status, another
-// one under the same id is 409 ER-104).
+// CreateWithdrawal records a pending withdrawal from a company's trading wallet to an
+// external address and holds its amount (withdrawal.Service.Create); it is idempotent by
+// transferId (the same withdrawal again answers its current status, another one under the
+// same id is 409 ER-104; one declined for lack of funds 409 ER-409 again).
 func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateWithdrawalRequest) (*interchangev1.CreateWithdrawalResponse, error) {
 	if err := requireEngine(ctx); err != nil {
 		return nil, err
@@ -82,4 +83,22 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.Create
 		return nil, err
 	}
 	return &interchangev1.CreateWithdrawalResponse{TransferId: stored.TransferID, Status: stored.Status}, nil
+}
+
+// ReconcileTransit compares the in-transit accounts of trading and custody
+// (withdrawal.Service.ReconcileTransit).
+func (e *Engine) ReconcileTransit(ctx context.Context, _ *interchangev1.ReconcileTransitRequest) (*interchangev1.ReconcileTransitResponse, error) {
+	if err := requireEngine(ctx); err != nil {
+		return nil, err
+	}
+	r, err := e.srv.deps.Withdrawals.ReconcileTransit(ctx, e.srv.deps.Transit)
+	if err != nil {
+		return nil, err
+	}
+	out := &interchangev1.ReconcileTransitResponse{Violations: r.Violations, InFlight: int32(r.InFlight)}
+	for _, l := range r.Lines {
+		out.Currencies = append(out.Currencies, &interchangev1.TransitLine{Currency: l.Currency, Sent: l.Sent.String(),
+			Received: l.Received.String(), InFlight: l.InFlight.String()})
+	}
+	return out, nil
 }

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/test/bufconn"
 
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/app"
@@ -158,14 +159,15 @@ func (l *ledger) reconciled(t *testing.T) {
 }
 
 type fixture struct {
-	svc    *server.Server
-	wired  *app.Wired
-	engine interchangev1.SettlementEngineServiceServer
-	ledger *ledger
-	clock  *clock
-	logs   *logLines
-	db     *mongo.Database
-	keys   keys
+	custody *custodySide
+	svc     *server.Server
+	wired   *app.Wired
+	engine  interchangev1.SettlementEngineServiceServer
+	ledger  *ledger
+	clock   *clock
+	logs    *logLines
+	db      *mongo.Database
+	keys    keys
 }
 
 // logLines keeps the service's JSON log lines.
@@ -275,9 +277,10 @@ func newFixture(t *testing.T, options ...func(*app.Parts)) fixture {
 			t.Fatal(err)
 		}
 	}
+	cs := startCustody(t, k)
 	c := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	logs := &logLines{}
-	parts := app.Parts{DB: db, Ledger: tradingv1.NewTradingLedgerServiceClient(conn),
+	parts := app.Parts{DB: db, Ledger: tradingv1.NewTradingLedgerServiceClient(conn), Custody: custodyv1.NewCustodyLedgerServiceClient(cs.conn),
 		Wallets: tradingv1.NewTradingServiceClient(conn), Signer: k.interchange, Now: c.Now, Lease: 10 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	for _, o := range options {
@@ -290,7 +293,7 @@ func newFixture(t *testing.T, options ...func(*app.Parts)) fixture {
 	// Every test here ends with trading's journal reconciled, whatever it left pending.
 	t.Cleanup(func() { l.reconciled(t) })
 	svc := wired.Server
-	return fixture{svc: svc, wired: wired, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
+	return fixture{custody: cs, svc: svc, wired: wired, engine: svc.Engine(), ledger: l, clock: c, logs: logs, db: db, keys: k}
 }
 
 // sweeper is one recovery sweep of interchange's sweeper (withdrawals, then settlements).

@@ -25,6 +25,7 @@ func Policy() authz.Policy {
 		interchangev1.SettlementEngineService_AdvanceSettlement_FullMethodName:        engine,
 		interchangev1.SettlementEngineService_CreateWithdrawal_FullMethodName:         engine,
 		interchangev1.SettlementEngineService_InstructSettlement_FullMethodName:       engine,
+		interchangev1.SettlementEngineService_ReconcileTransit_FullMethodName:         engine,
 		pluginv1.PluginService_Validate_FullMethodName:                                authz.System(plugin.ServicedeskSystem),
 		pluginv1.PluginService_Execute_FullMethodName:                                 authz.System(plugin.ServicedeskSystem),
 	}

@@ -53,8 +53,9 @@ func (m *sentEntries) take() []string {
 // TestSweeperCompletesWithdrawals: a decision whose money step was cut short, and which the
 // company never confirms again, is completed by one sweep once the grace has passed; within
 // the grace it is left to its caller, and once completed no sweep sends an entry again (and
-// a repeated confirmation moves nothing). An ACCEPT cut short before its hold decided
-// nothing: the sweeper leaves it, and the ACCEPT asked again takes the decision.
+// a repeated confirmation moves nothing). The amount is held from the withdrawal's creation;
+// an ACCEPT cut short before it confirmed the hold decided nothing: the sweeper leaves it
+// (held), and the ACCEPT asked again takes the decision.
 func TestSweeperCompletesWithdrawals(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -64,8 +65,8 @@ func TestSweeperCompletesWithdrawals(t *testing.T) {
 		sweeps                 bool // whether the sweep has a step to drive
 	}{
 		{"accept whose post failed", "ACCEPT", "", "post", [3]string{"0.6", "1", "0.4"}, [3]string{"0.6", "0.6", "0"}, [3]string{"0.6", "0.6", "0"}, true},
-		{"decline whose void failed", "DECLINE", "wrong address", "void", [3]string{"1", "1", "0"}, [3]string{"1", "1", "0"}, [3]string{"1", "1", "0"}, true},
-		{"accept whose hold failed", "ACCEPT", "", "hold", [3]string{"1", "1", "0"}, [3]string{"1", "1", "0"}, [3]string{"0.6", "0.6", "0"}, false},
+		{"decline whose void failed", "DECLINE", "wrong address", "void", [3]string{"0.6", "1", "0.4"}, [3]string{"1", "1", "0"}, [3]string{"1", "1", "0"}, true},
+		{"accept whose hold failed", "ACCEPT", "", "hold", [3]string{"0.6", "1", "0.4"}, [3]string{"0.6", "1", "0.4"}, [3]string{"0.6", "0.6", "0"}, false},
 		{"accept done at once", "ACCEPT", "", "", [3]string{"0.6", "0.6", "0"}, [3]string{"0.6", "0.6", "0"}, [3]string{"0.6", "0.6", "0"}, false},
 	}
 	for _, tt := range tests {

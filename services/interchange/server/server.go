@@ -31,6 +31,10 @@ type Deps struct {
 	Signer *principal.Signer
 	// Rules bound every instruction (whether payables are allowed depends on the caller).
 	Rules settlement.Rules
+	// Custody checks the custody wallet a requested withdrawal credits.
+	Custody CustodyTargets
+	// Transit reads the in-transit accounts of trading and custody.
+	Transit withdrawal.Transit
 }
 
 // Server implements interchangev1.InterchangeServiceServer.

@@ -42,10 +42,14 @@ func confirm(f fixture, ctx context.Context, id, decision, reason string) error 
 func TestCreateWithdrawal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawalReq("WD-1", "0.5"))
 	f.withdraw(t, withdrawalReq("WD-1", "0.5")) // the same again
 	_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawalReq("WD-1", "0.6"))
 	wantAppErr(t, err, "ER-104", "transferId")
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.5", "1", "0.5"} {
+		t.Errorf("client BTC = %v, want 0.5 held once from the creation", got)
+	}
 	with := func(change func(r *interchangev1.CreateWithdrawalRequest)) *interchangev1.CreateWithdrawalRequest {
 		r := withdrawalReq("WD-2", "1")
 		change(r)
@@ -90,8 +94,8 @@ func TestWithdrawalBelongsToItsVenue(t *testing.T) {
 	if err := confirm(f, f.venueCtx(), "WD-DRB", "ACCEPT", ""); status.Code(err) != codes.NotFound {
 		t.Errorf("BYBIT's operator accepts at DERIBIT: %v, want NotFound", err)
 	}
-	if got := f.ledger.get(t, deribitBTC, "BTC"); got != [3]string{"1", "1", "0"} {
-		t.Errorf("client BTC at DERIBIT = %v after BYBIT's attempt, want untouched", got)
+	if got := f.ledger.get(t, deribitBTC, "BTC"); got != [3]string{"0.6", "1", "0.4"} {
+		t.Errorf("client BTC at DERIBIT = %v after BYBIT's attempt, want 0.4 still held", got)
 	}
 	if err := confirm(f, f.operatorCtx(zderibit, "DERIBIT"), "WD-DRB", "ACCEPT", ""); err != nil {
 		t.Fatalf("DERIBIT's operator accepts: %v", err)
@@ -155,8 +159,8 @@ func TestUndecidedWithdrawalExpires(t *testing.T) {
 	if err := confirm(f, f.venueCtx(), "WD-OLD", "ACCEPT", ""); status.Code(err) != codes.Aborted {
 		t.Errorf("accept an expired withdrawal: %v, want Aborted (409)", err)
 	}
-	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.8", "0.8", "0"} {
-		t.Errorf("client BTC = %v, want only the accepted 0.2 gone, nothing held", got)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.7", "0.8", "0.1"} {
+		t.Errorf("client BTC = %v, want the accepted 0.2 gone, the expired 0.3 released, the pending 0.1 held", got)
 	}
 }
 
@@ -166,7 +170,10 @@ func TestConfirmWithdrawal(t *testing.T) {
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	f.withdraw(t, withdrawalReq("WD-A", "0.25"))
 	f.withdraw(t, withdrawalReq("WD-D", "0.5"))
-	f.withdraw(t, withdrawalReq("WD-BIG", "2"))
+	f.withdraw(t, withdrawalReq("WD-P", "0.05"))
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.2", "1", "0.8"} {
+		t.Errorf("client BTC = %v, want the three amounts held from their creation", got)
+	}
 	ctx := f.venueCtx()
 	checks := []struct {
 		name, id, decision, reason string
@@ -180,7 +187,6 @@ func TestConfirmWithdrawal(t *testing.T) {
 		{"decline", "WD-D", "DECLINE", "wrong address", codes.OK},
 		{"decline again", "WD-D", "DECLINE", "another reason", codes.OK},
 		{"accept a declined one", "WD-D", "ACCEPT", "", codes.Aborted},
-		{"accept beyond the funds", "WD-BIG", "ACCEPT", "", codes.Aborted},
 		{"unknown transfer", "WD-NONE", "ACCEPT", "", codes.NotFound},
 		{"transfer id longer than any stored", strings.Repeat("W", 65), "ACCEPT", "", codes.InvalidArgument},
 	}
@@ -201,16 +207,41 @@ func TestConfirmWithdrawal(t *testing.T) {
 		"another client":           {f.companyCtx(zacme), codes.PermissionDenied},
 		"another venue's operator": {f.operatorCtx(zderibit, "DERIBIT"), codes.NotFound},
 	} {
-		if err := confirm(f, c.ctx, "WD-BIG", "DECLINE", "not mine"); status.Code(err) != c.want {
+		if err := confirm(f, c.ctx, "WD-P", "DECLINE", "not mine"); status.Code(err) != c.want {
 			t.Errorf("%s declines: %v, want %s", name, err, c.want)
 		}
 	}
-	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.75", "0.75", "0"} {
-		t.Errorf("client BTC = %v, want only the accepted 0.25 gone", got)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.7", "0.75", "0.05"} {
+		t.Errorf("client BTC = %v, want the accepted 0.25 gone, the declined 0.5 back, 0.05 still held", got)
+	}
+}
+
+// TestWithdrawalBeyondTheFunds: a withdrawal of more than its wallet holds is declined at
+// its creation (409, nothing held), and stays refused when asked again, even once the
+// wallet holds enough: a refusal never turns into a success. Another transfer id may try.
+func TestWithdrawalBeyondTheFunds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	for range 2 {
+		_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawalReq("WD-BIG", "2"))
+		if status.Code(err) != codes.FailedPrecondition || !strings.Contains(status.Convert(err).Message(), "insufficient funds") {
+			t.Errorf("withdraw 2 of 1: %v, want 409 insufficient funds", err)
+		}
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
+		t.Errorf("client BTC = %v, want nothing held", got)
+	}
+	if err := confirm(f, f.venueCtx(), "WD-BIG", "ACCEPT", ""); status.Code(err) != codes.Aborted {
+		t.Errorf("accept the refused withdrawal: %v, want 409 (declined)", err)
 	}
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "3")
-	if err := confirm(f, ctx, "WD-BIG", "ACCEPT", ""); err != nil {
-		t.Errorf("accept once funded: %v", err)
+	if _, err := f.engine.CreateWithdrawal(engineCtx(), withdrawalReq("WD-BIG", "2")); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("the refused withdrawal asked again once funded: %v, want 409 still", err)
+	}
+	f.withdraw(t, withdrawalReq("WD-BIG-2", "2"))
+	if err := confirm(f, f.venueCtx(), "WD-BIG-2", "ACCEPT", ""); err != nil {
+		t.Errorf("accept the new one: %v", err)
 	}
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC = %v, want 2 of 3 gone", got)

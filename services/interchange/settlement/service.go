@@ -59,6 +59,9 @@ type Wallet struct {
 	CompanyID, VenueID, Status, Currency string
 }
 
+// WalletActive is the status of a trading wallet that may move money.
+const WalletActive = "ACTIVE"
+
 // Wallets reads trading wallets as the instructing company sees them (an id it cannot see
 // is absent from the answer; a venue operator also sees its clients' wallets).
 type Wallets interface {
@@ -165,7 +168,7 @@ func checkWallets(ctx context.Context, wallets Wallets, in Settlement) (map[stri
 			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: %s is a venue's settlement wallet; a leg's counterparty is a client's trading wallet", field, l.WalletID)
 		case w.VenueID != in.VenueID:
 			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s: wallet %s is held at venue %s, not %s", field, l.WalletID, w.VenueID, in.VenueID)
-		case w.Status != "ACTIVE":
+		case w.Status != WalletActive:
 			return nil, apperr.Precondition(apperr.CodeDeactivated, field, "%s: wallet %s is %s", field, l.WalletID, w.Status)
 		case w.Currency != l.Currency:
 			return nil, apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("settlements[%d].currency", i),

@@ -15,20 +15,23 @@ import (
 )
 
 type withdrawalDoc struct {
-	TransferID         string    `bson:"_id"`
-	CompanyID          string    `bson:"companyId"`
-	WalletID           string    `bson:"walletId"`
-	VenueID            string    `bson:"venueId"`
-	Currency           string    `bson:"currency"`
-	Amount             string    `bson:"amount"`
-	DestinationAddress string    `bson:"destinationAddress"`
-	Status             string    `bson:"status"`
-	Reason             string    `bson:"reason"`
-	Version            int64     `bson:"version"`
-	CreatedAt          time.Time `bson:"createdAt"`
-	UpdatedAt          time.Time `bson:"updatedAt"`
-	DecidedAt          time.Time `bson:"decidedAt"`
-	HoldAttempt        int       `bson:"holdAttempt"`
+	TransferID         string `bson:"_id"`
+	CompanyID          string `bson:"companyId"`
+	WalletID           string `bson:"walletId"`
+	VenueID            string `bson:"venueId"`
+	Currency           string `bson:"currency"`
+	Amount             string `bson:"amount"`
+	DestinationAddress string `bson:"destinationAddress"`
+	// DestinationWalletID and RequestID are absent on a withdrawal to an external address.
+	DestinationWalletID string    `bson:"destinationWalletId,omitempty"`
+	RequestID           string    `bson:"requestId,omitempty"`
+	Status              string    `bson:"status"`
+	Reason              string    `bson:"reason"`
+	Version             int64     `bson:"version"`
+	CreatedAt           time.Time `bson:"createdAt"`
+	UpdatedAt           time.Time `bson:"updatedAt"`
+	DecidedAt           time.Time `bson:"decidedAt"`
+	HoldAttempt         int       `bson:"holdAttempt"`
 	// CompletedAt is absent until the money step of the decision is done.
 	CompletedAt time.Time `bson:"completedAt,omitempty"`
 }

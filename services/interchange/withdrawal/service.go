@@ -40,12 +40,14 @@ type Store interface {
 	StalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error)
 }
 
-// Funds moves a withdrawal's money in trading's journal, by the ids of HoldID.
+// Funds moves a withdrawal's money in trading's journal, by the ids of HoldID, and in
+// custody's, by CreditID.
 type Funds interface {
 	// Hold reserves w's amount at its current attempt; false: the wallet lacks it.
 	// ErrHoldBlocked: a DECLINE released that id first.
 	Hold(ctx context.Context, w Withdrawal) (bool, error)
-	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet.
+	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet; one to a
+	// custody wallet then credits that wallet.
 	Settle(ctx context.Context, w Withdrawal) error
 	// Release voids (or blocks) every hold an ACCEPT may have placed.
 	Release(ctx context.Context, w Withdrawal) error
@@ -73,17 +75,25 @@ func NewService(store Store, funds Funds, now func() time.Time, logger *slog.Log
 // Locate returns the venue that holds a withdrawal's trading wallet.
 type Locate func(ctx context.Context, w Withdrawal) (string, error)
 
-// Create stores a new pending withdrawal, or answers the one stored under its transfer id
-// when it is the same withdrawal (another one under that id is 409 ER-104). The wallet is
-// located only for a new withdrawal, or for a stored one that does not know its venue yet
-// (kept from before venues were recorded: nobody could decide it), which then gets it.
+// Create stores a new pending withdrawal and holds its amount on its wallet, or answers the
+// one stored under its transfer id when it is the same withdrawal (another one under that
+// id is 409 ER-104). The wallet is located only for a new withdrawal, or for a stored one
+// that does not know its venue yet (kept from before venues were recorded: nobody could
+// decide it), which then gets it.
+//
+// The withdrawal is stored first, then held under its deterministic hold id, so a call cut
+// short between the two is completed by a repeat (the hold is placed once), or, when nobody
+// repeats it, declined by the expiry sweeper (which blocks the hold id). A wallet short of
+// the amount declines the withdrawal at once (ReasonInsufficient) and answers 409 ER-409
+// (FailedPrecondition), to this call and to every repeat: a refusal never turns into a
+// success.
 func (s *Service) Create(ctx context.Context, w Withdrawal, locate Locate) (Withdrawal, error) {
 	stored, err := s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
 	switch {
 	case err == nil && !stored.SameRequest(w):
 		return Withdrawal{}, apperr.Exists("transferId", "transferId %s is already used by another withdrawal", w.TransferID)
 	case err == nil && stored.VenueID != "":
-		return stored, nil
+		return s.hold(ctx, stored)
 	case err != nil && !errors.Is(err, apperr.ErrNotFound):
 		return Withdrawal{}, err
 	}
@@ -91,7 +101,10 @@ func (s *Service) Create(ctx context.Context, w Withdrawal, locate Locate) (With
 		return Withdrawal{}, err
 	}
 	if stored.TransferID != "" {
-		return s.store.SetVenue(ctx, stored, w.VenueID)
+		if stored, err = s.store.SetVenue(ctx, stored, w.VenueID); err != nil {
+			return Withdrawal{}, err
+		}
+		return s.hold(ctx, stored)
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	w.Status, w.Version, w.CreatedAt, w.UpdatedAt, w.HoldAttempt = StatusPending, 1, now, now, 1
@@ -102,7 +115,44 @@ func (s *Service) Create(ctx context.Context, w Withdrawal, locate Locate) (With
 	if !stored.SameRequest(w) {
 		return Withdrawal{}, apperr.Exists("transferId", "transferId %s is already used by another withdrawal", w.TransferID)
 	}
-	return stored, nil
+	return s.hold(ctx, stored)
+}
+
+// hold places a pending withdrawal's hold (again: the same id moves nothing twice) and
+// answers the withdrawal; a wallet short of the amount declines it (409). A withdrawal
+// declined for that reason is answered 409 again; any other decided one as it stands.
+func (s *Service) hold(ctx context.Context, w Withdrawal) (Withdrawal, error) {
+	if w.Status != StatusPending {
+		if w.Status == StatusDeclined && w.Reason == ReasonInsufficient {
+			return Withdrawal{}, insufficient(w)
+		}
+		return w, nil
+	}
+	held, err := s.funds.Hold(ctx, w)
+	if errors.Is(err, ErrHoldBlocked) {
+		return s.store.Withdrawal(ctx, w.CompanyID, w.TransferID) // declined meanwhile
+	}
+	if err != nil || held {
+		return w, err
+	}
+	decided, err := s.store.Decide(ctx, w, StatusDeclined, ReasonInsufficient)
+	if errors.Is(err, apperr.ErrConflict) {
+		decided, err = s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
+	}
+	if err != nil {
+		return Withdrawal{}, err
+	}
+	if err := s.finish(ctx, decided); err != nil {
+		return Withdrawal{}, err
+	}
+	return s.hold(ctx, decided)
+}
+
+// insufficient is the answer to a withdrawal declined at its creation for lack of funds: 409
+// ER-409 on the amount, a refusal (FailedPrecondition), so a service request executing it
+// fails rather than waits.
+func insufficient(w Withdrawal) error {
+	return apperr.Precondition(apperr.CodeConflict, "amount", "%s: withdrawal %s of %s %s is declined", ReasonInsufficient, w.TransferID, w.Amount, w.Currency)
 }
 
 // Confirm takes the decision of the operator of venues on a withdrawal (endpoint 11): the
@@ -155,7 +205,7 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 			if err := s.store.NextHoldAttempt(ctx, w); err != nil {
 				return Withdrawal{}, err
 			}
-			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "insufficient funds in the trading wallet for this withdrawal")
+			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "%s for withdrawal %s", ReasonInsufficient, w.TransferID)
 		}
 	}
 	next, err := s.store.Decide(ctx, w, target, reason)

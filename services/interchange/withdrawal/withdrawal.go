@@ -1,7 +1,9 @@
 // Package withdrawal is the withdrawal aggregate of interchange: a withdrawal from a
-// company's trading wallet waits in PENDING_CONFIRMATION for one decision (endpoint 11),
-// and the decision's money step moves through trading's journal exactly once. It is plain
-// Go: the store and the ledger are interfaces (Store, Funds) that app wires.
+// company's trading wallet holds its amount when it is created, waits in
+// PENDING_CONFIRMATION for one decision of the wallet's venue (endpoint 11), and the
+// decision's money step moves through trading's journal (and, for a withdrawal to a custody
+// wallet, custody's) exactly once. It is plain Go: the store and the ledgers are interfaces
+// (Store, Funds) that app wires.
 package withdrawal
 
 import (
@@ -26,6 +28,10 @@ const (
 // MaxReasonLength bounds a decline's reason.
 const MaxReasonLength = 512
 
+// ReasonInsufficient is the reason recorded on a withdrawal declined at its creation because
+// its wallet did not hold the amount.
+const ReasonInsufficient = "insufficient funds in the trading wallet"
+
 // transitions is the state machine: a pending withdrawal is decided once.
 var transitions = map[string][]string{
 	StatusPending: {StatusAccepted, StatusDeclined},
@@ -34,8 +40,9 @@ var transitions = map[string][]string{
 // Allowed reports whether a withdrawal may move from one status to the other.
 func Allowed(from, to string) bool { return slices.Contains(transitions[from], to) }
 
-// Withdrawal is a withdrawal from a company's trading wallet to an external address,
-// awaiting (or after) its confirmation.
+// Withdrawal is a withdrawal from a company's trading wallet to an external address (one the
+// settlement engine names) or to one of the company's custody wallets (one its users request
+// through the service desk), awaiting (or after) its confirmation.
 type Withdrawal struct {
 	TransferID string
 	CompanyID  string
@@ -45,16 +52,22 @@ type Withdrawal struct {
 	VenueID            string
 	Currency           string
 	Amount             string // positive canonical decimal
-	DestinationAddress string
-	Status             string
-	Reason             string // why it was declined
-	Version            int64
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
-	DecidedAt          time.Time
-	// HoldAttempt numbers the holds an ACCEPT places (wd:<transferId>:hold:<n>): a hold
-	// refused for lack of funds keeps its id refused, so the next ACCEPT takes the next
-	// number; a decision freezes it. 0 on withdrawals stored before it was kept: 1.
+	DestinationAddress string // an external address; empty for a withdrawal to custody
+	// DestinationWalletID is the company's custody wallet credited (empty for an external
+	// address): the amount passes through the in-transit accounts of trading and custody.
+	DestinationWalletID string
+	// RequestID is the service request that asked for the withdrawal (empty for the engine's).
+	RequestID string
+	Status    string
+	Reason    string // why it was declined
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	DecidedAt time.Time
+	// HoldAttempt numbers the holds placed for w (wd:<transferId>:hold:<n>): the first at
+	// creation; on a withdrawal stored without it (before holds were placed at creation) an
+	// ACCEPT places it, and one refused for lack of funds keeps its id refused, so the next
+	// ACCEPT takes the next number; a decision freezes it. 0 on older withdrawals: 1.
 	HoldAttempt int
 	// CompletedAt is when the money step of the decision was done (zero until then, and on
 	// withdrawals stored before it was recorded): the recovery sweeper completes the rest.
@@ -64,8 +77,11 @@ type Withdrawal struct {
 // SameRequest reports whether w and o describe the same withdrawal.
 func (w Withdrawal) SameRequest(o Withdrawal) bool {
 	return w.CompanyID == o.CompanyID && w.WalletID == o.WalletID && w.Currency == o.Currency && w.Amount == o.Amount &&
-		w.DestinationAddress == o.DestinationAddress
+		w.DestinationAddress == o.DestinationAddress && w.DestinationWalletID == o.DestinationWalletID
 }
+
+// ToCustody reports whether w credits a custody wallet (rather than leaving for an address).
+func (w Withdrawal) ToCustody() bool { return w.DestinationWalletID != "" }
 
 // statusOf is the status a decision leads to.
 func statusOf(decision string) string {
@@ -91,3 +107,6 @@ func (w Withdrawal) Attempt() int { return max(w.HoldAttempt, 1) }
 
 // HoldID is the journal entry that holds w's amount at attempt n.
 func HoldID(w Withdrawal, n int) string { return fmt.Sprintf("wd:%s:hold:%d", w.TransferID, n) }
+
+// CreditID is the entry of custody's journal that credits w's custody wallet.
+func CreditID(w Withdrawal) string { return "wd:" + w.TransferID + ":credit" }

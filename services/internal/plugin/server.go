@@ -30,6 +30,8 @@ type Server struct {
 	pluginv1.UnimplementedPluginServiceServer
 	handlers map[string]Handler
 	runs     Executions
+	// next serves the services without a handler, when set (WithFallback).
+	next pluginv1.PluginServiceServer
 }
 
 var _ pluginv1.PluginServiceServer = (*Server)(nil)
@@ -39,8 +41,24 @@ func NewServer(runs Executions, handlers map[string]Handler) *Server {
 	return &Server{handlers: handlers, runs: runs}
 }
 
+// WithFallback returns s passing the requests of services it has no handler for to next (an
+// owner whose older services have a server of their own), which then answers them whole.
+func (s *Server) WithFallback(next pluginv1.PluginServiceServer) *Server {
+	s.next = next
+	return s
+}
+
+// fallback reports whether a request is next's.
+func (s *Server) fallback(sr *pluginv1.ServiceRequest) bool {
+	_, ok := s.handlers[sr.GetServiceId()]
+	return !ok && s.next != nil
+}
+
 // Validate checks a request at create time.
 func (s *Server) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*pluginv1.ValidateResponse, error) {
+	if s.fallback(req.GetRequest()) {
+		return s.next.Validate(ctx, req)
+	}
 	h, sr, err := s.check(ctx, req.GetRequest())
 	if err != nil {
 		return nil, err
@@ -51,6 +69,9 @@ func (s *Server) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*
 // Execute carries out an authorised request once per request id: a repeat returns the first
 // run's response and changes nothing.
 func (s *Server) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+	if s.fallback(req.GetRequest()) {
+		return s.next.Execute(ctx, req)
+	}
 	h, sr, err := s.check(ctx, req.GetRequest())
 	if err != nil {
 		return nil, err

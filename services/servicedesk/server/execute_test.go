@@ -59,7 +59,7 @@ func setup(t *testing.T, o *owner) (*store.Store, *server.Executor, *server.Swee
 // authorised stores a request and moves it to AUTHORISED.
 func authorised(t *testing.T, st *store.Store) servicedesk.Request {
 	t.Helper()
-	svc := servicedesk.Catalog()[8] // 0x0013-001, owned by custody
+	svc := custodyWalletService(t) // owned by custody
 	r := servicedesk.NewRequest("SERV-REQ-TEST"+time.Now().Format("150405.000000"), servicedesk.Maker{Email: "m@zt", CompanyID: "ZT", CompanyName: "ZT Ltd"},
 		svc, time.Now().Format("20060102150405.000000000"), `{"name":["x"]}`, "h", time.Now())
 	if err := st.InsertRequest(context.Background(), r); err != nil {
@@ -138,7 +138,7 @@ func TestSweeperResumesStalledExecution(t *testing.T) {
 func TestSweeperExpiresOverdueRequests(t *testing.T) {
 	t.Parallel()
 	st, _, sweeper := setup(t, &owner{})
-	svc := servicedesk.Catalog()[8]
+	svc := custodyWalletService(t)
 	svc.Expiry = -time.Second // already overdue
 	r := servicedesk.NewRequest("SERV-REQ-EXPIRE0001", servicedesk.Maker{Email: "m@zt", CompanyID: "ZT", CompanyName: "ZT Ltd"}, svc, "e2e-expire", `{}`, "h", time.Now())
 	if err := st.InsertRequest(context.Background(), r); err != nil {
@@ -175,4 +175,16 @@ func TestPersistentInternalErrorsEndInFailed(t *testing.T) {
 			t.Fatalf("after attempt %d: status %s, want %s", i+1, r.Status, want)
 		}
 	}
+}
+
+// custodyWalletService is the catalog's 0x0013-001 (custody wallet creation).
+func custodyWalletService(t *testing.T) servicedesk.Service {
+	t.Helper()
+	for _, s := range servicedesk.Catalog() {
+		if s.ID == "0x0013-001" {
+			return s
+		}
+	}
+	t.Fatal("the catalog has no 0x0013-001")
+	return servicedesk.Service{}
 }

@@ -122,6 +122,30 @@ func (l *Ledger) Reconcile(ctx context.Context, _ *tradingv1.ReconcileRequest) (
 	return out, nil
 }
 
+// GetSystemAccount reads one system account's counters (interchange reads transit:custody
+// to reconcile it with custody's in-transit account). A name that is no system account is
+// 400; one never used has no counters.
+func (l *Ledger) GetSystemAccount(ctx context.Context, req *tradingv1.GetSystemAccountRequest) (*tradingv1.GetSystemAccountResponse, error) {
+	if err := requireSystem(ctx, MovementSystem); err != nil {
+		return nil, err
+	}
+	if !trading.IsSystemAccount(req.GetAccount()) {
+		return nil, apperr.Invalid(apperr.CodeFormat, "account", "account %q is not a system account of trading's journal", req.GetAccount())
+	}
+	accounts, err := l.store.Journal().Accounts(ctx, req.GetAccount())
+	var missing *journal.AccountError
+	if err != nil && !errors.As(err, &missing) {
+		return nil, err
+	}
+	out := &tradingv1.GetSystemAccountResponse{Account: req.GetAccount()}
+	for _, cur := range slices.Sorted(maps.Keys(accounts)) {
+		c := accounts[cur]
+		out.Counters = append(out.Counters, &tradingv1.AccountCounters{Currency: cur, DebitsPending: c.DebitsPending.String(),
+			DebitsPosted: c.DebitsPosted.String(), CreditsPending: c.CreditsPending.String(), CreditsPosted: c.CreditsPosted.String()})
+	}
+	return out, nil
+}
+
 func outcome(res journal.Result) tradingv1.EntryOutcome {
 	if res.Replayed {
 		return tradingv1.EntryOutcome_ENTRY_OUTCOME_REPLAYED

@@ -12,18 +12,19 @@ import (
 // with the company-level caller's own forwarded principal, or as itself acting for the
 // company named in its token when the settlement engine instructs), the vault-address search
 // (endpoint 7) by a company's API users, journal
-// entries and holds by interchange, deposits, reconciliation and prices by the settlement engine, the plugin API by the service desk.
+// entries, holds and system-account reads by interchange, deposits, reconciliation and prices by the settlement engine, the plugin API by the service desk.
 func Policy() authz.Policy {
 	return authz.Policy{
-		tradingv1.TradingService_SearchWallets_FullMethodName:       {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},
-		tradingv1.TradingService_ListVaultAddresses_FullMethodName:  authz.Users,
-		tradingv1.TradingService_ListWalletHistory_FullMethodName:   authz.Anyone,
-		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:   authz.System(MovementSystem),
-		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:   authz.System(MovementSystem),
-		tradingv1.TradingLedgerService_RecordDeposit_FullMethodName: authz.System(PriceSystem),
-		tradingv1.TradingLedgerService_Reconcile_FullMethodName:     authz.System(PriceSystem),
-		tradingv1.TradingLedgerService_SetPrices_FullMethodName:     authz.System(PriceSystem),
-		pluginv1.PluginService_Validate_FullMethodName:              authz.System(plugin.ServicedeskSystem),
-		pluginv1.PluginService_Execute_FullMethodName:               authz.System(plugin.ServicedeskSystem),
+		tradingv1.TradingService_SearchWallets_FullMethodName:          {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},
+		tradingv1.TradingService_ListVaultAddresses_FullMethodName:     authz.Users,
+		tradingv1.TradingService_ListWalletHistory_FullMethodName:      authz.Anyone,
+		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:      authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:      authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_RecordDeposit_FullMethodName:    authz.System(PriceSystem),
+		tradingv1.TradingLedgerService_Reconcile_FullMethodName:        authz.System(PriceSystem),
+		tradingv1.TradingLedgerService_SetPrices_FullMethodName:        authz.System(PriceSystem),
+		tradingv1.TradingLedgerService_GetSystemAccount_FullMethodName: authz.System(MovementSystem),
+		pluginv1.PluginService_Validate_FullMethodName:                 authz.System(plugin.ServicedeskSystem),
+		pluginv1.PluginService_Execute_FullMethodName:                  authz.System(plugin.ServicedeskSystem),
 	}
 }

@@ -19,15 +19,15 @@ import (
 
 // Trading's journal: its accounts are the trading wallets (client and venue settlement
 // wallets: their documents carry the counters) and the system accounts of the journal's own
-// collection: one clearing account per settlement, and the world outside (deposits arrive
-// from it, withdrawals leave to it).
+// collection: one clearing account per settlement, the world outside (deposits arrive
+// from it, withdrawals leave to it), and the in-transit account towards custody.
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
 	j = journal.New(journal.Config{DB: db, Prefix: "journal", Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
 		switch {
 		case strings.HasPrefix(h, trading.ClearingPrefix):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}
-		case strings.HasPrefix(h, trading.WorldPrefix):
+		case strings.HasPrefix(h, trading.WorldPrefix), strings.HasPrefix(h, trading.TransitPrefix):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}
 		return journal.HolderPolicy{Collection: colWallets, Constrained: true}
