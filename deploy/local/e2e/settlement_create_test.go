@@ -226,9 +226,11 @@ func TestSettlementStatusAndSearch(t *testing.T) {
 			t.Errorf("%s: total %d, items %v; want %d, %v", e.name, total, got, wantTotal, e.wantItems)
 		}
 	}
-	for _, other := range []string{demo.CompanyZTEST, demo.CompanyZACME} {
-		if total, _ := search(newClient(other, company), map[string]any{}); total != 0 {
-			t.Errorf("%s sees %d of the venue's settlements", other, total)
+	// ZTEST, whose wallet the legs name, sees them (its own legs: TestWhatEachSideSees);
+	// ZACME, a client not in them, sees none.
+	for other, want := range map[string]int{demo.CompanyZTEST: 3, demo.CompanyZACME: 0} {
+		if total, _ := search(newClient(other, company), map[string]any{}); total != want {
+			t.Errorf("%s sees %d of the venue's settlements, want %d", other, total, want)
 		}
 	}
 	for name, body := range map[string]string{

@@ -46,6 +46,7 @@ func TestParseRulesFile(t *testing.T) {
 		{"POST", "/v3/api/interchange/withdrawal/confirm", "interchange.v1.InterchangeService.ConfirmWithdrawal"},
 		{"POST", "/v3/api/interchange/settlement/status", "interchange.v1.InterchangeService.GetSettlementStatus"},
 		{"POST", "/v3/api/interchange/settlement/search", "interchange.v1.InterchangeService.SearchSettlements"},
+		{"POST", "/v3/api/interchange/withdrawal/search", "interchange.v1.InterchangeService.SearchWithdrawals"},
 		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees"},
 		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline"},
 		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets"},

@@ -1438,6 +1438,334 @@ func (x *ConfirmWithdrawalResponse) GetTransferId() string {
 	return ""
 }
 
+// Body of the withdrawal search extension.
+type SearchWithdrawalsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Transfer ids.
+	TransferIds []string `protobuf:"bytes,1,rep,name=transfer_ids,json=transferIds,proto3" json:"transfer_ids,omitempty"`
+	// Trading wallets the withdrawals leave.
+	WalletIds []string `protobuf:"bytes,2,rep,name=wallet_ids,json=walletIds,proto3" json:"wallet_ids,omitempty"`
+	// Statuses: PENDING_CONFIRMATION, ACCEPTED, DECLINED.
+	Statuses []string `protobuf:"bytes,3,rep,name=statuses,proto3" json:"statuses,omitempty"`
+	// Venues that hold the wallets.
+	VenueIds []string `protobuf:"bytes,4,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
+	// Page size, 1..1024, default 10.
+	PaginationLimit *int32 `protobuf:"varint,5,opt,name=pagination_limit,json=paginationLimit,proto3,oneof" json:"pagination_limit,omitempty"`
+	// Items to skip.
+	PaginationOffset *int32 `protobuf:"varint,6,opt,name=pagination_offset,json=paginationOffset,proto3,oneof" json:"pagination_offset,omitempty"`
+	// Sort order: id (the transfer id), createdAt, updatedAt.
+	Sort          *v1.Sort `protobuf:"bytes,7,opt,name=sort,proto3" json:"sort,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchWithdrawalsRequest) Reset() {
+	*x = SearchWithdrawalsRequest{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchWithdrawalsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchWithdrawalsRequest) ProtoMessage() {}
+
+func (x *SearchWithdrawalsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchWithdrawalsRequest.ProtoReflect.Descriptor instead.
+func (*SearchWithdrawalsRequest) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SearchWithdrawalsRequest) GetTransferIds() []string {
+	if x != nil {
+		return x.TransferIds
+	}
+	return nil
+}
+
+func (x *SearchWithdrawalsRequest) GetWalletIds() []string {
+	if x != nil {
+		return x.WalletIds
+	}
+	return nil
+}
+
+func (x *SearchWithdrawalsRequest) GetStatuses() []string {
+	if x != nil {
+		return x.Statuses
+	}
+	return nil
+}
+
+func (x *SearchWithdrawalsRequest) GetVenueIds() []string {
+	if x != nil {
+		return x.VenueIds
+	}
+	return nil
+}
+
+func (x *SearchWithdrawalsRequest) GetPaginationLimit() int32 {
+	if x != nil && x.PaginationLimit != nil {
+		return *x.PaginationLimit
+	}
+	return 0
+}
+
+func (x *SearchWithdrawalsRequest) GetPaginationOffset() int32 {
+	if x != nil && x.PaginationOffset != nil {
+		return *x.PaginationOffset
+	}
+	return 0
+}
+
+func (x *SearchWithdrawalsRequest) GetSort() *v1.Sort {
+	if x != nil {
+		return x.Sort
+	}
+	return nil
+}
+
+// Response of the withdrawal search extension.
+type SearchWithdrawalsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of matching withdrawals.
+	Total int32 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	// The page.
+	Items         []*WithdrawalRecord `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchWithdrawalsResponse) Reset() {
+	*x = SearchWithdrawalsResponse{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchWithdrawalsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchWithdrawalsResponse) ProtoMessage() {}
+
+func (x *SearchWithdrawalsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchWithdrawalsResponse.ProtoReflect.Descriptor instead.
+func (*SearchWithdrawalsResponse) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SearchWithdrawalsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *SearchWithdrawalsResponse) GetItems() []*WithdrawalRecord {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// A withdrawal out of a trading wallet.
+type WithdrawalRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transfer id (endpoint 11 decides it by this id).
+	TransferId string `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// The client that holds the wallet.
+	CompanyId string `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// The trading wallet the amount leaves.
+	WalletId string `protobuf:"bytes,3,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// The venue that holds the wallet; its operator decides.
+	VenueId string `protobuf:"bytes,4,opt,name=venue_id,json=venueId,proto3" json:"venue_id,omitempty"`
+	// Currency code.
+	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Positive decimal string.
+	Amount string `protobuf:"bytes,6,opt,name=amount,proto3" json:"amount,omitempty"`
+	// The external address it goes to (a withdrawal the settlement engine created).
+	DestinationAddress string `protobuf:"bytes,7,opt,name=destination_address,json=destinationAddress,proto3" json:"destination_address,omitempty"`
+	// The client's custody wallet it goes to (a withdrawal the client requested).
+	DestinationWalletId string `protobuf:"bytes,8,opt,name=destination_wallet_id,json=destinationWalletId,proto3" json:"destination_wallet_id,omitempty"`
+	// The service request that asked for it, if any.
+	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// PENDING_CONFIRMATION, ACCEPTED or DECLINED.
+	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
+	// Why it was declined.
+	Reason string `protobuf:"bytes,11,opt,name=reason,proto3" json:"reason,omitempty"`
+	// ISO 8601 UTC.
+	CreatedAt string `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// ISO 8601 UTC.
+	UpdatedAt string `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// When it was decided (ISO 8601 UTC); empty while pending.
+	DecidedAt string `protobuf:"bytes,14,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
+	// Whether the money step of its decision is done: the amount left the wallet (and, for a
+	// custody wallet, reached it), or its hold was released.
+	Completed     bool `protobuf:"varint,15,opt,name=completed,proto3" json:"completed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawalRecord) Reset() {
+	*x = WithdrawalRecord{}
+	mi := &file_interchange_v1_interchange_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawalRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawalRecord) ProtoMessage() {}
+
+func (x *WithdrawalRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_interchange_v1_interchange_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawalRecord.ProtoReflect.Descriptor instead.
+func (*WithdrawalRecord) Descriptor() ([]byte, []int) {
+	return file_interchange_v1_interchange_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *WithdrawalRecord) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetVenueId() string {
+	if x != nil {
+		return x.VenueId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetDestinationAddress() string {
+	if x != nil {
+		return x.DestinationAddress
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetDestinationWalletId() string {
+	if x != nil {
+		return x.DestinationWalletId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetDecidedAt() string {
+	if x != nil {
+		return x.DecidedAt
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetCompleted() bool {
+	if x != nil {
+		return x.Completed
+	}
+	return false
+}
+
 var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
@@ -1558,14 +1886,52 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId2\xcd\x05\n" +
+	"transferId\"\xc7\x02\n" +
+	"\x18SearchWithdrawalsRequest\x12!\n" +
+	"\ftransfer_ids\x18\x01 \x03(\tR\vtransferIds\x12\x1d\n" +
+	"\n" +
+	"wallet_ids\x18\x02 \x03(\tR\twalletIds\x12\x1a\n" +
+	"\bstatuses\x18\x03 \x03(\tR\bstatuses\x12\x1b\n" +
+	"\tvenue_ids\x18\x04 \x03(\tR\bvenueIds\x12.\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
+	"\x11pagination_offset\x18\x06 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
+	"\x11_pagination_limitB\x14\n" +
+	"\x12_pagination_offset\"i\n" +
+	"\x19SearchWithdrawalsResponse\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\x126\n" +
+	"\x05items\x18\x02 \x03(\v2 .interchange.v1.WithdrawalRecordR\x05items\"\xed\x03\n" +
+	"\x10WithdrawalRecord\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x02 \x01(\tR\tcompanyId\x12\x1b\n" +
+	"\twallet_id\x18\x03 \x01(\tR\bwalletId\x12\x19\n" +
+	"\bvenue_id\x18\x04 \x01(\tR\avenueId\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06amount\x18\x06 \x01(\tR\x06amount\x12/\n" +
+	"\x13destination_address\x18\a \x01(\tR\x12destinationAddress\x122\n" +
+	"\x15destination_wallet_id\x18\b \x01(\tR\x13destinationWalletId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x12\x16\n" +
+	"\x06status\x18\n" +
+	" \x01(\tR\x06status\x12\x16\n" +
+	"\x06reason\x18\v \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\f \x01(\tR\tcreatedAt\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\r \x01(\tR\tupdatedAt\x12\x1d\n" +
+	"\n" +
+	"decided_at\x18\x0e \x01(\tR\tdecidedAt\x12\x1c\n" +
+	"\tcompleted\x18\x0f \x01(\bR\tcompleted2\xb7\x06\n" +
 	"\x12InterchangeService\x12e\n" +
 	"\x10CreateSettlement\x12'.interchange.v1.CreateSettlementRequest\x1a(.interchange.v1.CreateSettlementResponse\x12\x8c\x01\n" +
 	"\x1dListSettlementWalletAddresses\x124.interchange.v1.ListSettlementWalletAddressesRequest\x1a5.interchange.v1.ListSettlementWalletAddressesResponse\x12}\n" +
 	"\x18ListWhitelistedAddresses\x12/.interchange.v1.ListWhitelistedAddressesRequest\x1a0.interchange.v1.ListWhitelistedAddressesResponse\x12h\n" +
 	"\x11ConfirmWithdrawal\x12(.interchange.v1.ConfirmWithdrawalRequest\x1a).interchange.v1.ConfirmWithdrawalResponse\x12n\n" +
 	"\x13GetSettlementStatus\x12*.interchange.v1.GetSettlementStatusRequest\x1a+.interchange.v1.GetSettlementStatusResponse\x12h\n" +
-	"\x11SearchSettlements\x12(.interchange.v1.SearchSettlementsRequest\x1a).interchange.v1.SearchSettlementsResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
+	"\x11SearchSettlements\x12(.interchange.v1.SearchSettlementsRequest\x1a).interchange.v1.SearchSettlementsResponse\x12h\n" +
+	"\x11SearchWithdrawals\x12(.interchange.v1.SearchWithdrawalsRequest\x1a).interchange.v1.SearchWithdrawalsResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
 
 var (
 	file_interchange_v1_interchange_proto_rawDescOnce sync.Once
@@ -1579,7 +1945,7 @@ func file_interchange_v1_interchange_proto_rawDescGZIP() []byte {
 	return file_interchange_v1_interchange_proto_rawDescData
 }
 
-var file_interchange_v1_interchange_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_interchange_v1_interchange_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_interchange_v1_interchange_proto_goTypes = []any{
 	(*GetSettlementStatusRequest)(nil),            // 0: interchange.v1.GetSettlementStatusRequest
 	(*GetSettlementStatusResponse)(nil),           // 1: interchange.v1.GetSettlementStatusResponse
@@ -1600,43 +1966,50 @@ var file_interchange_v1_interchange_proto_goTypes = []any{
 	(*WhitelistedAddress)(nil),                    // 16: interchange.v1.WhitelistedAddress
 	(*ConfirmWithdrawalRequest)(nil),              // 17: interchange.v1.ConfirmWithdrawalRequest
 	(*ConfirmWithdrawalResponse)(nil),             // 18: interchange.v1.ConfirmWithdrawalResponse
-	(*v1.ErrorObject)(nil),                        // 19: common.v1.ErrorObject
-	(*v1.Sort)(nil),                               // 20: common.v1.Sort
-	(*v1.GeneratedAddress)(nil),                   // 21: common.v1.GeneratedAddress
+	(*SearchWithdrawalsRequest)(nil),              // 19: interchange.v1.SearchWithdrawalsRequest
+	(*SearchWithdrawalsResponse)(nil),             // 20: interchange.v1.SearchWithdrawalsResponse
+	(*WithdrawalRecord)(nil),                      // 21: interchange.v1.WithdrawalRecord
+	(*v1.ErrorObject)(nil),                        // 22: common.v1.ErrorObject
+	(*v1.Sort)(nil),                               // 23: common.v1.Sort
+	(*v1.GeneratedAddress)(nil),                   // 24: common.v1.GeneratedAddress
 }
 var file_interchange_v1_interchange_proto_depIdxs = []int32{
-	19, // 0: interchange.v1.GetSettlementStatusResponse.errors:type_name -> common.v1.ErrorObject
-	20, // 1: interchange.v1.SearchSettlementsRequest.sort:type_name -> common.v1.Sort
+	22, // 0: interchange.v1.GetSettlementStatusResponse.errors:type_name -> common.v1.ErrorObject
+	23, // 1: interchange.v1.SearchSettlementsRequest.sort:type_name -> common.v1.Sort
 	4,  // 2: interchange.v1.SearchSettlementsResponse.items:type_name -> interchange.v1.SettlementRecord
 	8,  // 3: interchange.v1.SettlementRecord.settlements:type_name -> interchange.v1.Settlement
 	10, // 4: interchange.v1.SettlementRecord.net_settlements:type_name -> interchange.v1.NetSettlement
-	19, // 5: interchange.v1.SettlementRecord.errors:type_name -> common.v1.ErrorObject
+	22, // 5: interchange.v1.SettlementRecord.errors:type_name -> common.v1.ErrorObject
 	6,  // 6: interchange.v1.CreateSettlementRequest.header:type_name -> interchange.v1.SettlementHeader
 	8,  // 7: interchange.v1.CreateSettlementRequest.settlements:type_name -> interchange.v1.Settlement
 	10, // 8: interchange.v1.CreateSettlementRequest.net_settlements:type_name -> interchange.v1.NetSettlement
 	7,  // 9: interchange.v1.SettlementHeader.receivable_addresses:type_name -> interchange.v1.ReceivableAddress
 	9,  // 10: interchange.v1.Settlement.counterparty:type_name -> interchange.v1.Counterparty
-	19, // 11: interchange.v1.CreateSettlementResponse.errors:type_name -> common.v1.ErrorObject
-	20, // 12: interchange.v1.ListSettlementWalletAddressesRequest.sort:type_name -> common.v1.Sort
-	21, // 13: interchange.v1.ListSettlementWalletAddressesResponse.items:type_name -> common.v1.GeneratedAddress
+	22, // 11: interchange.v1.CreateSettlementResponse.errors:type_name -> common.v1.ErrorObject
+	23, // 12: interchange.v1.ListSettlementWalletAddressesRequest.sort:type_name -> common.v1.Sort
+	24, // 13: interchange.v1.ListSettlementWalletAddressesResponse.items:type_name -> common.v1.GeneratedAddress
 	16, // 14: interchange.v1.ListWhitelistedAddressesResponse.items:type_name -> interchange.v1.WhitelistedAddress
-	5,  // 15: interchange.v1.InterchangeService.CreateSettlement:input_type -> interchange.v1.CreateSettlementRequest
-	12, // 16: interchange.v1.InterchangeService.ListSettlementWalletAddresses:input_type -> interchange.v1.ListSettlementWalletAddressesRequest
-	14, // 17: interchange.v1.InterchangeService.ListWhitelistedAddresses:input_type -> interchange.v1.ListWhitelistedAddressesRequest
-	17, // 18: interchange.v1.InterchangeService.ConfirmWithdrawal:input_type -> interchange.v1.ConfirmWithdrawalRequest
-	0,  // 19: interchange.v1.InterchangeService.GetSettlementStatus:input_type -> interchange.v1.GetSettlementStatusRequest
-	2,  // 20: interchange.v1.InterchangeService.SearchSettlements:input_type -> interchange.v1.SearchSettlementsRequest
-	11, // 21: interchange.v1.InterchangeService.CreateSettlement:output_type -> interchange.v1.CreateSettlementResponse
-	13, // 22: interchange.v1.InterchangeService.ListSettlementWalletAddresses:output_type -> interchange.v1.ListSettlementWalletAddressesResponse
-	15, // 23: interchange.v1.InterchangeService.ListWhitelistedAddresses:output_type -> interchange.v1.ListWhitelistedAddressesResponse
-	18, // 24: interchange.v1.InterchangeService.ConfirmWithdrawal:output_type -> interchange.v1.ConfirmWithdrawalResponse
-	1,  // 25: interchange.v1.InterchangeService.GetSettlementStatus:output_type -> interchange.v1.GetSettlementStatusResponse
-	3,  // 26: interchange.v1.InterchangeService.SearchSettlements:output_type -> interchange.v1.SearchSettlementsResponse
-	21, // [21:27] is the sub-list for method output_type
-	15, // [15:21] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	23, // 15: interchange.v1.SearchWithdrawalsRequest.sort:type_name -> common.v1.Sort
+	21, // 16: interchange.v1.SearchWithdrawalsResponse.items:type_name -> interchange.v1.WithdrawalRecord
+	5,  // 17: interchange.v1.InterchangeService.CreateSettlement:input_type -> interchange.v1.CreateSettlementRequest
+	12, // 18: interchange.v1.InterchangeService.ListSettlementWalletAddresses:input_type -> interchange.v1.ListSettlementWalletAddressesRequest
+	14, // 19: interchange.v1.InterchangeService.ListWhitelistedAddresses:input_type -> interchange.v1.ListWhitelistedAddressesRequest
+	17, // 20: interchange.v1.InterchangeService.ConfirmWithdrawal:input_type -> interchange.v1.ConfirmWithdrawalRequest
+	0,  // 21: interchange.v1.InterchangeService.GetSettlementStatus:input_type -> interchange.v1.GetSettlementStatusRequest
+	2,  // 22: interchange.v1.InterchangeService.SearchSettlements:input_type -> interchange.v1.SearchSettlementsRequest
+	19, // 23: interchange.v1.InterchangeService.SearchWithdrawals:input_type -> interchange.v1.SearchWithdrawalsRequest
+	11, // 24: interchange.v1.InterchangeService.CreateSettlement:output_type -> interchange.v1.CreateSettlementResponse
+	13, // 25: interchange.v1.InterchangeService.ListSettlementWalletAddresses:output_type -> interchange.v1.ListSettlementWalletAddressesResponse
+	15, // 26: interchange.v1.InterchangeService.ListWhitelistedAddresses:output_type -> interchange.v1.ListWhitelistedAddressesResponse
+	18, // 27: interchange.v1.InterchangeService.ConfirmWithdrawal:output_type -> interchange.v1.ConfirmWithdrawalResponse
+	1,  // 28: interchange.v1.InterchangeService.GetSettlementStatus:output_type -> interchange.v1.GetSettlementStatusResponse
+	3,  // 29: interchange.v1.InterchangeService.SearchSettlements:output_type -> interchange.v1.SearchSettlementsResponse
+	20, // 30: interchange.v1.InterchangeService.SearchWithdrawals:output_type -> interchange.v1.SearchWithdrawalsResponse
+	24, // [24:31] is the sub-list for method output_type
+	17, // [17:24] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_interchange_v1_interchange_proto_init() }
@@ -1647,13 +2020,14 @@ func file_interchange_v1_interchange_proto_init() {
 	file_interchange_v1_interchange_proto_msgTypes[2].OneofWrappers = []any{}
 	file_interchange_v1_interchange_proto_msgTypes[12].OneofWrappers = []any{}
 	file_interchange_v1_interchange_proto_msgTypes[14].OneofWrappers = []any{}
+	file_interchange_v1_interchange_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_interchange_v1_interchange_proto_rawDesc), len(file_interchange_v1_interchange_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

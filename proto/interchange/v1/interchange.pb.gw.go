@@ -197,6 +197,33 @@ func local_request_InterchangeService_SearchSettlements_0(ctx context.Context, m
 	return msg, metadata, err
 }
 
+func request_InterchangeService_SearchWithdrawals_0(ctx context.Context, marshaler runtime.Marshaler, client InterchangeServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SearchWithdrawalsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.SearchWithdrawals(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_InterchangeService_SearchWithdrawals_0(ctx context.Context, marshaler runtime.Marshaler, server InterchangeServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SearchWithdrawalsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.SearchWithdrawals(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterInterchangeServiceHandlerServer registers the http handlers for service InterchangeService to "mux".
 // UnaryRPC     :call InterchangeServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -322,6 +349,26 @@ func RegisterInterchangeServiceHandlerServer(ctx context.Context, mux *runtime.S
 			return
 		}
 		forward_InterchangeService_SearchSettlements_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_InterchangeService_SearchWithdrawals_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/interchange.v1.InterchangeService/SearchWithdrawals", runtime.WithHTTPPathPattern("/v3/api/interchange/withdrawal/search"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_InterchangeService_SearchWithdrawals_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_InterchangeService_SearchWithdrawals_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -465,6 +512,23 @@ func RegisterInterchangeServiceHandlerClient(ctx context.Context, mux *runtime.S
 		}
 		forward_InterchangeService_SearchSettlements_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_InterchangeService_SearchWithdrawals_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/interchange.v1.InterchangeService/SearchWithdrawals", runtime.WithHTTPPathPattern("/v3/api/interchange/withdrawal/search"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_InterchangeService_SearchWithdrawals_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_InterchangeService_SearchWithdrawals_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -475,6 +539,7 @@ var (
 	pattern_InterchangeService_ConfirmWithdrawal_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "interchange", "withdrawal", "confirm"}, ""))
 	pattern_InterchangeService_GetSettlementStatus_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "interchange", "settlement", "status"}, ""))
 	pattern_InterchangeService_SearchSettlements_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "interchange", "settlement", "search"}, ""))
+	pattern_InterchangeService_SearchWithdrawals_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "interchange", "withdrawal", "search"}, ""))
 )
 
 var (
@@ -484,4 +549,5 @@ var (
 	forward_InterchangeService_ConfirmWithdrawal_0             = runtime.ForwardResponseMessage
 	forward_InterchangeService_GetSettlementStatus_0           = runtime.ForwardResponseMessage
 	forward_InterchangeService_SearchSettlements_0             = runtime.ForwardResponseMessage
+	forward_InterchangeService_SearchWithdrawals_0             = runtime.ForwardResponseMessage
 )

@@ -27,6 +27,7 @@ const (
 	InterchangeService_ConfirmWithdrawal_FullMethodName             = "/interchange.v1.InterchangeService/ConfirmWithdrawal"
 	InterchangeService_GetSettlementStatus_FullMethodName           = "/interchange.v1.InterchangeService/GetSettlementStatus"
 	InterchangeService_SearchSettlements_FullMethodName             = "/interchange.v1.InterchangeService/SearchSettlements"
+	InterchangeService_SearchWithdrawals_FullMethodName             = "/interchange.v1.InterchangeService/SearchWithdrawals"
 )
 
 // InterchangeServiceClient is the client API for InterchangeService service.
@@ -47,6 +48,9 @@ type InterchangeServiceClient interface {
 	GetSettlementStatus(ctx context.Context, in *GetSettlementStatusRequest, opts ...grpc.CallOption) (*GetSettlementStatusResponse, error)
 	// Extension: search settlement instructions.
 	SearchSettlements(ctx context.Context, in *SearchSettlementsRequest, opts ...grpc.CallOption) (*SearchSettlementsResponse, error)
+	// Extension: search the withdrawals out of trading wallets: a venue's operator sees those
+	// at its venues, a client its own.
+	SearchWithdrawals(ctx context.Context, in *SearchWithdrawalsRequest, opts ...grpc.CallOption) (*SearchWithdrawalsResponse, error)
 }
 
 type interchangeServiceClient struct {
@@ -117,6 +121,16 @@ func (c *interchangeServiceClient) SearchSettlements(ctx context.Context, in *Se
 	return out, nil
 }
 
+func (c *interchangeServiceClient) SearchWithdrawals(ctx context.Context, in *SearchWithdrawalsRequest, opts ...grpc.CallOption) (*SearchWithdrawalsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchWithdrawalsResponse)
+	err := c.cc.Invoke(ctx, InterchangeService_SearchWithdrawals_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // InterchangeServiceServer is the server API for InterchangeService service.
 // All implementations must embed UnimplementedInterchangeServiceServer
 // for forward compatibility.
@@ -135,6 +149,9 @@ type InterchangeServiceServer interface {
 	GetSettlementStatus(context.Context, *GetSettlementStatusRequest) (*GetSettlementStatusResponse, error)
 	// Extension: search settlement instructions.
 	SearchSettlements(context.Context, *SearchSettlementsRequest) (*SearchSettlementsResponse, error)
+	// Extension: search the withdrawals out of trading wallets: a venue's operator sees those
+	// at its venues, a client its own.
+	SearchWithdrawals(context.Context, *SearchWithdrawalsRequest) (*SearchWithdrawalsResponse, error)
 	mustEmbedUnimplementedInterchangeServiceServer()
 }
 
@@ -162,6 +179,9 @@ func (UnimplementedInterchangeServiceServer) GetSettlementStatus(context.Context
 }
 func (UnimplementedInterchangeServiceServer) SearchSettlements(context.Context, *SearchSettlementsRequest) (*SearchSettlementsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchSettlements not implemented")
+}
+func (UnimplementedInterchangeServiceServer) SearchWithdrawals(context.Context, *SearchWithdrawalsRequest) (*SearchWithdrawalsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchWithdrawals not implemented")
 }
 func (UnimplementedInterchangeServiceServer) mustEmbedUnimplementedInterchangeServiceServer() {}
 func (UnimplementedInterchangeServiceServer) testEmbeddedByValue()                            {}
@@ -292,6 +312,24 @@ func _InterchangeService_SearchSettlements_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _InterchangeService_SearchWithdrawals_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchWithdrawalsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(InterchangeServiceServer).SearchWithdrawals(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: InterchangeService_SearchWithdrawals_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(InterchangeServiceServer).SearchWithdrawals(ctx, req.(*SearchWithdrawalsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // InterchangeService_ServiceDesc is the grpc.ServiceDesc for InterchangeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -322,6 +360,10 @@ var InterchangeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchSettlements",
 			Handler:    _InterchangeService_SearchSettlements_Handler,
+		},
+		{
+			MethodName: "SearchWithdrawals",
+			Handler:    _InterchangeService_SearchWithdrawals_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

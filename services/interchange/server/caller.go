@@ -8,6 +8,7 @@ import (
 
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/funds"
+	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -42,6 +43,17 @@ func operatorCaller(ctx context.Context, what string) (string, []string, error) 
 		return "", nil, apperr.Forbidden("%s the operator of a trading venue; company %s operates no venue", what, company)
 	}
 	return company, venues, nil
+}
+
+// settlementViewer is a reading caller of settlements and withdrawals: its company and the
+// venues it operates.
+func settlementViewer(ctx context.Context) (settlement.Viewer, error) {
+	company, err := companyCaller(ctx, false)
+	if err != nil {
+		return settlement.Viewer{}, err
+	}
+	p, _ := principal.FromContext(ctx)
+	return settlement.Viewer{CompanyID: company, Venues: p.Venues()}, nil
 }
 
 // operatesVenue refuses a venueID that is not one of venues, once it is a well-formed id.

@@ -20,6 +20,7 @@ func Policy() authz.Policy {
 		interchangev1.InterchangeService_ConfirmWithdrawal_FullMethodName:             actors,
 		interchangev1.InterchangeService_GetSettlementStatus_FullMethodName:           authz.Anyone,
 		interchangev1.InterchangeService_SearchSettlements_FullMethodName:             authz.Anyone,
+		interchangev1.InterchangeService_SearchWithdrawals_FullMethodName:             authz.Anyone,
 		interchangev1.InterchangeService_ListWhitelistedAddresses_FullMethodName:      authz.Anyone,
 		interchangev1.InterchangeService_ListSettlementWalletAddresses_FullMethodName: authz.Users,
 		interchangev1.SettlementEngineService_AdvanceSettlement_FullMethodName:        engine,

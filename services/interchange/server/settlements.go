@@ -59,11 +59,13 @@ func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.Get
 		Status: st.Status, Errors: errorsOf(st)}, nil
 }
 
-// SearchSettlements serves the search extension: the caller's settlements, filtered (values
-// OR-ed within a filter, filters AND-ed, exact), paged and sorted by id (the venue's request
-// id), createdAt or updatedAt.
+// SearchSettlements serves the search extension: the settlements the caller may see,
+// filtered (values OR-ed within a filter, filters AND-ed, exact), paged and sorted by id (the
+// venue's request id), createdAt or updatedAt. A venue's operator sees every settlement at
+// its venues whole; a client the settlements that move its wallets, with only its own legs
+// (settlement.Settlement.SeenBy).
 func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
-	company, err := companyCaller(ctx, false)
+	viewer, err := settlementViewer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +73,7 @@ func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.Searc
 	if err != nil {
 		return nil, err
 	}
-	f := settlement.Filter{CompanyID: company, Page: pg}
+	f := settlement.Filter{Viewer: viewer, Page: pg}
 	for _, field := range []struct {
 		name    string
 		values  []string

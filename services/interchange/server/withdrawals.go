@@ -9,7 +9,9 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/ledger"
+	"github.com/zcustody/suite/services/internal/page"
 )
 
 // ConfirmWithdrawal serves endpoint 11: the operator of a trading venue decides a pending
@@ -30,6 +32,57 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 		return nil, err
 	}
 	return &interchangev1.ConfirmWithdrawalResponse{TransferId: w.TransferID}, nil
+}
+
+// SearchWithdrawals serves the withdrawal search extension: a venue's operator sees the
+// withdrawals out of the wallets at its venues (of every client), a client those out of its
+// own wallets; filtered (values OR-ed within a filter, filters AND-ed, exact), paged and
+// sorted by id (the transfer id), createdAt or updatedAt.
+func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.SearchWithdrawalsRequest) (*interchangev1.SearchWithdrawalsResponse, error) {
+	viewer, err := settlementViewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.PaginationLimit, req.PaginationOffset, req.GetSort(), "id", "createdAt", "updatedAt")
+	if err != nil {
+		return nil, err
+	}
+	f := withdrawal.Filter{CompanyID: viewer.CompanyID, Venues: viewer.Venues, Page: pg}
+	for _, field := range []struct {
+		name    string
+		values  []string
+		dst     *[]string
+		allowed []string
+	}{
+		{"transferIds", req.GetTransferIds(), &f.TransferIDs, nil},
+		{"walletIds", req.GetWalletIds(), &f.WalletIDs, nil},
+		{"statuses", req.GetStatuses(), &f.Statuses, withdrawal.Statuses()},
+		{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil},
+	} {
+		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
+			return nil, err
+		}
+	}
+	items, total, err := s.deps.Withdrawals.Search(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	resp := &interchangev1.SearchWithdrawalsResponse{Total: int32(total), Items: make([]*interchangev1.WithdrawalRecord, 0, len(items))}
+	for _, w := range items {
+		resp.Items = append(resp.Items, withdrawalRecord(w))
+	}
+	return resp, nil
+}
+
+func withdrawalRecord(w withdrawal.Withdrawal) *interchangev1.WithdrawalRecord {
+	out := &interchangev1.WithdrawalRecord{TransferId: w.TransferID, CompanyId: w.CompanyID, WalletId: w.WalletID, VenueId: w.VenueID,
+		Currency: w.Currency, Amount: w.Amount, DestinationAddress: w.DestinationAddress, DestinationWalletId: w.DestinationWalletID,
+		RequestId: w.RequestID, Status: w.Status, Reason: w.Reason, CreatedAt: apitime.Format(w.CreatedAt),
+		UpdatedAt: apitime.Format(w.UpdatedAt), Completed: !w.CompletedAt.IsZero()}
+	if !w.DecidedAt.IsZero() {
+		out.DecidedAt = apitime.Format(w.DecidedAt)
+	}
+	return out
 }
 
 var tradingWalletSuffix = regexp.MustCompile(`^-TW-[A-Z0-9]{10}$`)

@@ -122,6 +122,9 @@ func (s *Service) Create(ctx context.Context, in Settlement, wallets Wallets) (S
 		return Settlement{}, err
 	}
 	in.Shares = ownedShares(in.Shares, found)
+	for i, l := range in.Legs {
+		in.Legs[i].CompanyID = found[l.WalletID].CompanyID
+	}
 	now := s.stamp()
 	in.TrackingID, in.Status, in.Version, in.CreatedAt, in.UpdatedAt = NewTrackingID(), StatusReceived, 1, now, now
 	in.PayInAttempt = 1
@@ -200,10 +203,12 @@ func (s *Service) ByRequest(ctx context.Context, companyID, requestID string) (S
 	return st, err
 }
 
-// Filter is a validated settlement search, always scoped to CompanyID: values OR-ed within
+// Filter is a validated settlement search, always scoped to its Viewer: values OR-ed within
 // a field, fields AND-ed, exact.
 type Filter struct {
-	CompanyID   string
+	// Viewer scopes the search: the settlements it instructed, those at the venues it
+	// operates, and those whose legs name its wallets.
+	Viewer      Viewer
 	RequestIDs  []string
 	TrackingIDs []string
 	Statuses    []string
@@ -211,7 +216,12 @@ type Filter struct {
 	Page        page.Page
 }
 
-// Search returns one page of the settlements matching f and the number of all matches.
+// Search returns one page of the settlements matching f, each as f's viewer may see it
+// (SeenBy), and the number of all matches.
 func (s *Service) Search(ctx context.Context, f Filter) ([]Settlement, int64, error) {
-	return s.store.SearchSettlements(ctx, f)
+	found, total, err := s.store.SearchSettlements(ctx, f)
+	for i, st := range found {
+		found[i] = st.SeenBy(f.Viewer)
+	}
+	return found, total, err
 }

@@ -49,6 +49,9 @@ type Leg struct {
 	Amount        string
 	ExternalID    string
 	ExecutionDate string
+	// CompanyID is the client that holds the wallet, as read when the instruction was
+	// stored (empty on settlements stored before it was kept): each client sees its own legs.
+	CompanyID string
 }
 
 // Net is one net settlement as submitted; Amount is signed like the legs it nets.

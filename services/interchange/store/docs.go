@@ -23,6 +23,7 @@ type legDoc struct {
 	Amount        string `bson:"amount"`
 	ExternalID    string `bson:"externalSettlementId"`
 	ExecutionDate string `bson:"executionDate"`
+	CompanyID     string `bson:"companyId,omitempty"`
 }
 
 type netDoc struct {
@@ -68,17 +69,20 @@ type settlementDoc struct {
 	Legs             []legDoc     `bson:"settlements"`
 	Nets             []netDoc     `bson:"netSettlements"`
 	Shares           []shareDoc   `bson:"shares"`
-	BodyHash         string       `bson:"bodyHash"`
-	Status           string       `bson:"status"`
-	Version          int64        `bson:"version"`
-	Pending          *pendingDoc  `bson:"pending"`
-	PayInAttempt     int          `bson:"payInAttempt"`
-	PayInHold        string       `bson:"payInHold"`
-	ReverseAttempt   int          `bson:"reverseAttempt"`
-	Reason           string       `bson:"reason"`
-	History          []stepDoc    `bson:"history"`
-	CreatedAt        time.Time    `bson:"createdAt"`
-	UpdatedAt        time.Time    `bson:"updatedAt"`
+	// Parties are the companies whose wallets the legs name (derived from the legs, for the
+	// clients' search).
+	Parties        []string    `bson:"parties"`
+	BodyHash       string      `bson:"bodyHash"`
+	Status         string      `bson:"status"`
+	Version        int64       `bson:"version"`
+	Pending        *pendingDoc `bson:"pending"`
+	PayInAttempt   int         `bson:"payInAttempt"`
+	PayInHold      string      `bson:"payInHold"`
+	ReverseAttempt int         `bson:"reverseAttempt"`
+	Reason         string      `bson:"reason"`
+	History        []stepDoc   `bson:"history"`
+	CreatedAt      time.Time   `bson:"createdAt"`
+	UpdatedAt      time.Time   `bson:"updatedAt"`
 }
 
 // convert maps a slice element by element (never nil, so BSON stores an empty array).
@@ -98,6 +102,7 @@ func toSettlementDoc(s settlement.Settlement) settlementDoc {
 		Legs:      convert(s.Legs, func(l settlement.Leg) legDoc { return legDoc(l) }),
 		Nets:      convert(s.Nets, func(n settlement.Net) netDoc { return netDoc(n) }),
 		Shares:    convert(s.Shares, func(o settlement.Share) shareDoc { return shareDoc(o) }),
+		Parties:   s.Parties(),
 		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, ReverseAttempt: s.ReverseAttempt, Reason: s.Reason,
 		History:   convert(s.History, func(h settlement.Step) stepDoc { return stepDoc(h) }),
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}

@@ -16,6 +16,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/mongodb"
 )
 
@@ -47,11 +48,17 @@ func (st *Store) EnsureIndexes(ctx context.Context) error {
 			{Keys: bson.D{{Key: "trackingId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("tracking")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
+			// The search of a client (the settlements whose legs name its wallets) and of a
+			// venue's operator (those at its venues).
+			{Keys: bson.D{{Key: "parties", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("parties_created")},
+			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
 			// The recovery sweeper's search for transitions whose lease ran out.
 			{Keys: bson.D{{Key: "pending.leaseUntil", Value: 1}}, Options: options.Index().SetName("pending_lease")},
 		},
 		colWithdrawals: {
 			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
+			// A venue operator's search of the withdrawals at its venues.
+			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
 			// The recovery sweeper's search for decisions whose money step is not done.
 			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "completedAt", Value: 1}, {Key: "decidedAt", Value: 1}}, Options: options.Index().SetName("recovery")},
 			// The sweeper's search for undecided withdrawals past their expiry.
@@ -171,41 +178,69 @@ func (st *Store) update(ctx context.Context, s settlement.Settlement, set, push 
 
 var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}
 
-// SearchSettlements returns one page of the company's settlements matching f and the number
-// of all matches: one find and one count.
+// SearchSettlements returns one page of the settlements f's viewer may see matching f (those
+// it instructed, those at its venues, those whose legs name its wallets) and the number of
+// all matches: one find and one count.
 func (st *Store) SearchSettlements(ctx context.Context, f settlement.Filter) ([]settlement.Settlement, int64, error) {
-	and := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	scope := bson.A{bson.D{{Key: "companyId", Value: f.Viewer.CompanyID}}, bson.D{{Key: "parties", Value: f.Viewer.CompanyID}}}
+	if len(f.Viewer.Venues) > 0 {
+		scope = append(scope, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: f.Viewer.Venues}}}})
+	}
+	and := bson.A{bson.D{{Key: "$or", Value: scope}}}
 	and = mongodb.AppendIn(and, "settlementRequestId", f.RequestIDs)
 	and = mongodb.AppendIn(and, "trackingId", f.TrackingIDs)
 	and = mongodb.AppendIn(and, "status", f.Statuses)
 	and = mongodb.AppendIn(and, "venueId", f.VenueIDs)
-	filter := mongodb.And(and)
+	docs, total, err := searchPage[settlementDoc](ctx, st.db.Collection(colSettlements), mongodb.And(and), f.Page)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search settlements: %w", err)
+	}
+	return convert(docs, settlementDoc.settlement), total, nil
+}
+
+// SearchWithdrawals returns one page of the withdrawals f's viewer may see matching f (its
+// own, those at its venues) and the number of all matches: one find and one count.
+func (st *Store) SearchWithdrawals(ctx context.Context, f withdrawal.Filter) ([]withdrawal.Withdrawal, int64, error) {
+	scope := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
+	if len(f.Venues) > 0 {
+		scope = append(scope, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: f.Venues}}}})
+	}
+	and := bson.A{bson.D{{Key: "$or", Value: scope}}}
+	and = mongodb.AppendIn(and, "_id", f.TransferIDs)
+	and = mongodb.AppendIn(and, "walletId", f.WalletIDs)
+	and = mongodb.AppendIn(and, "status", f.Statuses)
+	and = mongodb.AppendIn(and, "venueId", f.VenueIDs)
+	docs, total, err := searchPage[withdrawalDoc](ctx, st.db.Collection(colWithdrawals), mongodb.And(and), f.Page)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search withdrawals: %w", err)
+	}
+	return convert(docs, withdrawalDoc.withdrawal), total, nil
+}
+
+// searchPage finds one page of col's documents matching filter, sorted by the page's key
+// (then _id), and counts all matches.
+func searchPage[D any](ctx context.Context, col *mongo.Collection, filter bson.D, pg page.Page) ([]D, int64, error) {
 	dir := 1
-	if f.Page.Desc {
+	if pg.Desc {
 		dir = -1
 	}
-	sort := bson.D{{Key: sortFields[f.Page.SortBy], Value: dir}}
-	if f.Page.SortBy != "id" {
+	sort := bson.D{{Key: sortFields[pg.SortBy], Value: dir}}
+	if pg.SortBy != "id" {
 		sort = append(sort, bson.E{Key: "_id", Value: dir})
 	}
-	col := st.db.Collection(colSettlements)
-	cur, err := col.Find(ctx, filter, options.Find().SetSort(sort).SetSkip(f.Page.Offset).SetLimit(f.Page.Limit))
+	cur, err := col.Find(ctx, filter, options.Find().SetSort(sort).SetSkip(pg.Offset).SetLimit(pg.Limit))
 	if err != nil {
-		return nil, 0, fmt.Errorf("find settlements: %w", err)
+		return nil, 0, err
 	}
-	var docs []settlementDoc
+	var docs []D
 	if err := cur.All(ctx, &docs); err != nil {
-		return nil, 0, fmt.Errorf("read settlements: %w", err)
+		return nil, 0, err
 	}
 	total, err := col.CountDocuments(ctx, filter)
 	if err != nil {
-		return nil, 0, fmt.Errorf("count settlements: %w", err)
+		return nil, 0, err
 	}
-	out := make([]settlement.Settlement, 0, len(docs))
-	for _, d := range docs {
-		out = append(out, d.settlement())
-	}
-	return out, total, nil
+	return docs, total, nil
 }
 
 var (

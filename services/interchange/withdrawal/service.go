@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/internal/page"
 )
 
 // ErrHoldBlocked is a hold whose id a DECLINE released before the hold could be placed: the
@@ -38,6 +39,30 @@ type Store interface {
 	// StalledWithdrawals returns up to limit withdrawals decided before cutoff whose money
 	// step is not recorded done, oldest decision first.
 	StalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error)
+	// SearchWithdrawals returns one page of the withdrawals matching f and the number of all
+	// matches.
+	SearchWithdrawals(ctx context.Context, f Filter) ([]Withdrawal, int64, error)
+}
+
+// Filter is a validated withdrawal search, always scoped to what its caller may see: the
+// withdrawals out of CompanyID's wallets and those at the Venues it operates. Values are
+// OR-ed within a field, fields AND-ed, exact.
+type Filter struct {
+	CompanyID   string
+	Venues      []string
+	TransferIDs []string
+	WalletIDs   []string
+	Statuses    []string
+	VenueIDs    []string
+	Page        page.Page
+}
+
+// Statuses are the withdrawal statuses, for validating a search.
+func Statuses() []string { return []string{StatusPending, StatusAccepted, StatusDeclined} }
+
+// Search returns one page of the withdrawals matching f and the number of all matches.
+func (s *Service) Search(ctx context.Context, f Filter) ([]Withdrawal, int64, error) {
+	return s.store.SearchWithdrawals(ctx, f)
 }
 
 // Funds moves a withdrawal's money in trading's journal, by the ids of HoldID, and in
