@@ -83,7 +83,7 @@ func Catalog() []Service {
 			Template: `{"walletId":["string"]}`},
 		{ID: "0x0003-003", Product: ProductTrading, ProductID: 0x0003, Name: "Settlement Instruction", RequestType: RequestCreate,
 			Description: "Settlement instruction from a trading wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day, VenueOnly: true,
-			Template: `{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"]}`},
+			Template: `{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"],"ledger":["BTC","ETH","XLM","XRP"]}`},
 		{ID: ServiceTradingWithdrawal, Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Withdrawal", RequestType: RequestCreate,
 			Description: "Withdrawal from a trading wallet to a custody wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day,
 			Template: `{"sender":["WALLETID"],"destination":["WALLETID"],"amount":["decimal"]}`},

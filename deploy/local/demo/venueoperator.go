@@ -17,8 +17,8 @@ import (
 const VenueOperatorKeys = "zbybit"
 
 // OnboardVenueOperator writes into the service desk's database a company id that operates venue,
-// with the demo BYBIT operator's company key, and a MAKER and a VIEWER entitled to
-// settlement instructions (0x0003-003), as the service desk onboards a venue's operator.
+// with the demo BYBIT operator's company key, and a MAKER, a CHECKER and a VIEWER entitled
+// to settlement instructions (0x0003-003), as the service desk onboards a venue's operator.
 // Tests give each venue of their own an operator of its own this way.
 func OnboardVenueOperator(ctx context.Context, client *mongo.Client, id, venue string) error {
 	sd := servicedeskstore.New(client.Database("servicedesk"))
@@ -31,7 +31,7 @@ func OnboardVenueOperator(ctx context.Context, client *mongo.Client, id, venue s
 	if err := sd.PutCompany(ctx, company); err != nil {
 		return err
 	}
-	for role, roles := range map[string][]string{"maker": {principal.RoleMaker}, "viewer": {principal.RoleViewer}} {
+	for role, roles := range map[string][]string{"maker": {principal.RoleMaker}, "checker": {principal.RoleChecker}, "viewer": {principal.RoleViewer}} {
 		userPub, err := Key(VenueOperatorKeys + "-" + role + ".pub.pem")
 		if err != nil {
 			return err

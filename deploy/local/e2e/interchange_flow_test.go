@@ -2,12 +2,14 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway/signing"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/trading"
@@ -251,4 +253,67 @@ func TestDeclinedWithdrawalReleasesItsHold(t *testing.T) {
 		t.Errorf("custody BTC after the decline = %s, want 0", got)
 	}
 	transitReconciled(t)
+}
+
+// operatorAct has the venue operator's role fetch a request's pending object, sign it with
+// its demo key and send it (the operator's maker confirms, its checker approves).
+func (f venueFixture) operatorAct(t *testing.T, role, requestID, decision string) response {
+	t.Helper()
+	c := f.operatorClient(role)
+	var p pendingAnswer
+	wantOK(t, do(t, c, http.MethodPost, pendingPath, mustJSON(t, map[string]string{"requestId": requestID})), &p)
+	if decision != "" {
+		p.Request["type"] = decision
+	}
+	pemBytes, err := demo.Key(demo.VenueOperatorKeys + "-" + role + ".pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := signing.ParsePrivateKey(pemBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return do(t, c, http.MethodPost, approvePath, approveBody(t, requestID, p.Request, key.(*ecdsa.PrivateKey)))
+}
+
+// TestInstructionThroughTheServiceDesk: a venue operator's maker requests a settlement
+// instruction (0x0003-003) and its checker authorises it: the settlement is recorded at the
+// venue under the request's id, the engine advances it, and the client's wallet pays the
+// venue. The client cannot request one (403), nor the operator at another venue (403).
+func TestInstructionThroughTheServiceDesk(t *testing.T) {
+	t.Parallel()
+	f := newVenueFixture(t, "1", "0", "0", "0")
+	payload := func(venue string) map[string]any {
+		return map[string]any{"sender": map[string]any{"type": "WALLETID", "value": f.btc},
+			"destination": map[string]any{"type": "WALLETID", "value": trading.VenueWalletID(venue, "BTC")},
+			"currency":    "BTC", "venueId": venue, "amount": "0.3", "subtractFee": false}
+	}
+	var made createAnswer
+	wantOK(t, do(t, f.operatorClient(maker), http.MethodPost, createPath, createBody(t, "0x0003-003", payload(f.venue))), &made)
+	if len(made.PluginDetail.EntityID) != 1 || made.PluginDetail.EntityID[0] != made.RequestID {
+		t.Fatalf("instruction request reserved %v, want its own id %s", made.PluginDetail.EntityID, made.RequestID)
+	}
+	wantStatus(t, f.operatorAct(t, maker, made.RequestID, ""), "PENDING AUTHORISATION")
+	wantStatus(t, f.operatorAct(t, checker, made.RequestID, "Approve"), "COMPLETED")
+
+	var st settlementAnswer
+	wantOK(t, settlementStatus(t, f.operatorClient(viewer), made.RequestID), &st)
+	if st.Status != "SETTLEMENT_RECEIVED" || st.SettlementTrackingID == "" {
+		t.Fatalf("settlement of the request: %+v, want RECEIVED with a tracking id", st)
+	}
+	engine := newSettlementEngine(t)
+	for _, to := range []string{"SETTLEMENT_INITIATED", "SETTLEMENT_PAY_IN", "SETTLEMENT_PAY_OUT", "SETTLEMENT_COMPLETE"} {
+		engine.mustAdvance(t, st.SettlementTrackingID, to, to)
+	}
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"0.7", "0.7", "0", "0"}) {
+		t.Errorf("client BTC after the instruction = %v, want 0.3 paid", got)
+	}
+	if got := f.venueBalance(t, "BTC"); got[1] != "0.3" {
+		t.Errorf("venue BTC after the instruction = %v, want 0.3 received", got)
+	}
+
+	wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, createPath, createBody(t, "0x0003-003", payload(f.venue))),
+		http.StatusForbidden, "ER-403")
+	wantError(t, do(t, f.operatorClient(maker), http.MethodPost, createPath, createBody(t, "0x0003-003", payload("BYBIT"))),
+		http.StatusForbidden, "ER-403")
 }

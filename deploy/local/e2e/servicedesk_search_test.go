@@ -188,7 +188,8 @@ func TestCreateValidation(t *testing.T) {
 		{"unsupported currency", demo.CompanyZTEST, body("0x0013-001", map[string]any{"name": []string{"x"}, "currency": []string{"DOGE"}, "currencyId": []string{"doge-doge"}}, e2e), 400, "ER-111", "currencyId"},
 		{"service not available yet", demo.CompanyZTEST, body("0x0014-007", map[string]any{"amount": "1"}, e2e), 501, "ER-501", "0x0014-007"},
 		{"settlement instructions are the venue's", demo.CompanyZTEST, body("0x0003-003", map[string]any{"amount": "1"}, e2e), 403, "ER-403", "0x0003-003"},
-		{"settlement instructions not available yet", demo.CompanyZBYBIT, body("0x0003-003", map[string]any{"amount": "1"}, e2e), 501, "ER-501", "0x0003-003"},
+		{"a settlement instruction names its venue", demo.CompanyZBYBIT, body("0x0003-003", map[string]any{"amount": "1"}, e2e), 400, "ER-101", "venueId"},
+		{"a settlement instruction at another operator's venue", demo.CompanyZBYBIT, body("0x0003-003", map[string]any{"venueId": "DERIBIT", "amount": "1"}, e2e), 403, "ER-403", "DERIBIT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

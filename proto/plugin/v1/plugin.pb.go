@@ -41,7 +41,10 @@ type ServiceRequest struct {
 	// The payload as submitted.
 	Payload *structpb.Struct `protobuf:"bytes,6,opt,name=payload,proto3" json:"payload,omitempty"`
 	// Display name of the owning company.
-	CompanyName   string `protobuf:"bytes,7,opt,name=company_name,json=companyName,proto3" json:"company_name,omitempty"`
+	CompanyName string `protobuf:"bytes,7,opt,name=company_name,json=companyName,proto3" json:"company_name,omitempty"`
+	// The venues the owning company operates, read from its record when the request is
+	// validated and again when it is executed (a venue's services act for these only).
+	VenueIds      []string `protobuf:"bytes,8,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -123,6 +126,13 @@ func (x *ServiceRequest) GetCompanyName() string {
 		return x.CompanyName
 	}
 	return ""
+}
+
+func (x *ServiceRequest) GetVenueIds() []string {
+	if x != nil {
+		return x.VenueIds
+	}
+	return nil
 }
 
 // Validate input.
@@ -340,7 +350,7 @@ var File_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x16plugin/v1/plugin.proto\x12\tplugin.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x87\x02\n" +
+	"\x16plugin/v1/plugin.proto\x12\tplugin.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xa4\x02\n" +
 	"\x0eServiceRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1d\n" +
@@ -352,7 +362,8 @@ const file_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vmaker_email\x18\x05 \x01(\tR\n" +
 	"makerEmail\x121\n" +
 	"\apayload\x18\x06 \x01(\v2\x17.google.protobuf.StructR\apayload\x12!\n" +
-	"\fcompany_name\x18\a \x01(\tR\vcompanyName\"F\n" +
+	"\fcompany_name\x18\a \x01(\tR\vcompanyName\x12\x1b\n" +
+	"\tvenue_ids\x18\b \x03(\tR\bvenueIds\"F\n" +
 	"\x0fValidateRequest\x123\n" +
 	"\arequest\x18\x01 \x01(\v2\x19.plugin.v1.ServiceRequestR\arequest\"d\n" +
 	"\x10ValidateResponse\x12\x1d\n" +

@@ -83,9 +83,13 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 }
 
 // Plugin is interchange's side of the service desk's plugin API: the withdrawal request
-// (server.ServiceWithdrawal) here, every other service by addresses (the whitelist's).
+// (server.ServiceWithdrawal) and the venue's settlement instruction
+// (server.ServiceInstruction) here, every other service by addresses (the whitelist's).
 func (w *Wired) Plugin(addresses pluginv1.PluginServiceServer) pluginv1.PluginServiceServer {
-	return plugin.NewServer(w.executions, map[string]plugin.Handler{server.ServiceWithdrawal: w.Server.WithdrawalHandler()}).WithFallback(addresses)
+	return plugin.NewServer(w.executions, map[string]plugin.Handler{
+		server.ServiceWithdrawal:  w.Server.WithdrawalHandler(),
+		server.ServiceInstruction: w.Server.InstructionHandler(),
+	}).WithFallback(addresses)
 }
 
 // Sweeper returns one recovery sweep: it completes the money steps cut short that nobody

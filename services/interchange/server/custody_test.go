@@ -12,6 +12,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/interchange/server"
+	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -164,5 +165,97 @@ func TestWithdrawalRequestChecks(t *testing.T) {
 	}
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("trading BTC after the refusals = %v, want untouched", got)
+	}
+}
+
+// instructionRequest is a 0x0003-003 service request of BYBIT's operator.
+func instructionRequest(t *testing.T, requestID string, payload map[string]any, venues ...string) *pluginv1.ServiceRequest {
+	t.Helper()
+	p, err := structpb.NewStruct(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pluginv1.ServiceRequest{RequestId: requestID, ServiceId: server.ServiceInstruction, RequestType: "CREATE", CompanyId: zbybit,
+		MakerEmail: "maker@zbybit", Payload: p, VenueIds: venues}
+}
+
+func transferPayload(sender, destination, amount string) map[string]any {
+	return map[string]any{"sender": map[string]any{"type": "WALLETID", "value": sender}, "destination": map[string]any{"type": "WALLETID", "value": destination},
+		"currency": "BTC", "venueId": venue, "amount": amount, "subtractFee": false}
+}
+
+// TestInstructionThroughTheServiceDesk: a venue operator's 0x0003-003 request records a
+// one-leg settlement at its venue when executed (once, however often executed): from a
+// client's wallet to the venue's settlement wallet a receivable, the other way a payable;
+// the engine then advances it. A venue the company does not operate is 403; a pair of
+// wallets without the venue's settlement wallet, another client's wallet elsewhere, or a
+// fee is refused.
+func TestInstructionThroughTheServiceDesk(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	f.ledger.fund(t, "VENUE-"+venue, "BYBIT-ISW-BTC", "BTC", "1")
+	p := f.wired.Plugin(nil)
+	run := func(requestID string, payload map[string]any) string {
+		t.Helper()
+		sr := instructionRequest(t, requestID, payload, venue)
+		v, err := p.Validate(servicedeskCtx(), &pluginv1.ValidateRequest{Request: sr})
+		if err != nil {
+			t.Fatalf("validate %s: %v", requestID, err)
+		}
+		if ids := v.GetEntityIds(); len(ids) != 1 || ids[0] != requestID {
+			t.Fatalf("validate %s reserved %v, want the request id", requestID, ids)
+		}
+		var tracking string
+		for range 2 {
+			e, err := p.Execute(servicedeskCtx(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: v.GetEntityIds()})
+			if err != nil {
+				t.Fatalf("execute %s: %v", requestID, err)
+			}
+			got := e.GetDetails()[0].AsMap()["settlementTrackingId"].(string)
+			if tracking != "" && got != tracking {
+				t.Errorf("a repeated execution recorded another settlement: %s, then %s", tracking, got)
+			}
+			tracking = got
+		}
+		return tracking
+	}
+	receivable := run("SERV-REQ-RCV", transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.3"))
+	payable := run("SERV-REQ-PAY", transferPayload("BYBIT-ISW-BTC", btcWallet2, "0.2"))
+	for _, id := range []string{receivable, payable} {
+		for _, to := range []string{settlement.StatusInitiated, settlement.StatusPayIn, settlement.StatusPayOut, settlement.StatusComplete} {
+			f.mustAdvance(t, id, to, to)
+		}
+	}
+	if a, b := f.ledger.get(t, btcWallet, "BTC"), f.ledger.get(t, btcWallet2, "BTC"); a != [3]string{"0.7", "0.7", "0"} || b != [3]string{"0.2", "0.2", "0"} {
+		t.Errorf("after both settlements: %v and %v, want 0.3 paid to the venue and 0.2 paid by it", a, b)
+	}
+	st, err := f.svc.GetSettlementStatus(f.venueCtx(), &interchangev1.GetSettlementStatusRequest{SettlementRequestId: "SERV-REQ-RCV"})
+	if err != nil || st.GetStatus() != settlement.StatusComplete {
+		t.Errorf("the operator's status of its request: %v, %v; want COMPLETE", st, err)
+	}
+	for _, tt := range []struct {
+		name    string
+		payload map[string]any
+		venues  []string
+		code    string
+		field   string
+	}{
+		{"a venue it does not operate", transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.1"), []string{"DERIBIT"}, "ER-403", "venueId"},
+		{"no venue side", transferPayload(btcWallet, btcWallet2, "0.1"), []string{venue}, "ER-108", "destination.value"},
+		{"a client's wallet at another venue (the operator does not see it)", transferPayload(deribitBTC, "BYBIT-ISW-BTC", "0.1"), []string{venue}, "ER-102", "settlements[0].counterparty.value"},
+		{"a fee", func() map[string]any {
+			m := transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.1")
+			m["subtractFee"] = true
+			return m
+		}(), []string{venue}, "ER-108", "subtractFee"},
+		{"a reference, not a wallet id", func() map[string]any {
+			m := transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.1")
+			m["sender"] = map[string]any{"type": "WALLETREFERENCE", "value": "desk-1"}
+			return m
+		}(), []string{venue}, "ER-108", "sender.type"},
+	} {
+		_, err := p.Validate(servicedeskCtx(), &pluginv1.ValidateRequest{Request: instructionRequest(t, "SERV-REQ-X", tt.payload, tt.venues...)})
+		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.code, tt.field) })
 	}
 }

@@ -136,6 +136,13 @@ func (s *Service) Create(ctx context.Context, in Settlement, wallets Wallets) (S
 	return replay(stored, in)
 }
 
+// Check checks an instruction's wallets as Create does, storing nothing (a service request's
+// validation, before its checker authorises it).
+func (s *Service) Check(ctx context.Context, in Settlement, wallets Wallets) error {
+	_, err := checkWallets(ctx, wallets, in)
+	return err
+}
+
 // replay answers a repeated request id: the stored settlement for the same instruction.
 func replay(stored, in Settlement) (Settlement, error) {
 	if stored.BodyHash != in.BodyHash {

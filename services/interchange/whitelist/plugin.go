@@ -21,7 +21,7 @@ type Executions interface {
 
 // Plugin implements pluginv1.PluginServiceServer for interchange's catalog services:
 // 0x0007-007 (whitelist an address) and 0x0007-008 (deactivate a whitelisted address). Every
-// other service, 0x0003-003 (settlement instruction) included, is not available.
+// other service of interchange is served before it (app.Wired.Plugin) or not available.
 type Plugin struct {
 	pluginv1.UnimplementedPluginServiceServer
 	store     *store.Store

@@ -41,7 +41,7 @@ func (s *Server) CreateRequest(ctx context.Context, req *servicedeskv1.CreateReq
 	}
 	r := servicedesk.NewRequest(ids.RequestID(), servicedesk.Maker{Email: p.UserEmail, CompanyID: p.CompanyID, CompanyName: p.CompanyName},
 		svc, req.GetEndToEndId(), payload, hash, s.now())
-	validated, err := s.executor.plugins.Validate(ctx, svc.Owner, pluginRequest(r))
+	validated, err := s.executor.plugins.Validate(ctx, svc.Owner, pluginRequest(r, p.Venues()))
 	if err != nil {
 		return nil, err
 	}
@@ -151,11 +151,13 @@ func answer(r servicedesk.Request) (*servicedeskv1.CreateRequestResponse, error)
 		PluginDetail: &servicedeskv1.PluginDetail{EntityId: nonNil(r.EntityIDs), Details: details}}, nil
 }
 
-func pluginRequest(r servicedesk.Request) *pluginv1.ServiceRequest {
+// pluginRequest is r as its owner's plugin API takes it, with the venues its company
+// operates.
+func pluginRequest(r servicedesk.Request, venues []string) *pluginv1.ServiceRequest {
 	payload := &structpb.Struct{}
 	_ = protojson.Unmarshal([]byte(r.Payload), payload) // stored canonical JSON object
 	return &pluginv1.ServiceRequest{RequestId: r.ID, ServiceId: r.ServiceID, RequestType: r.RequestType,
-		CompanyId: r.CompanyID, CompanyName: r.CompanyName, MakerEmail: r.CreatedBy, Payload: payload}
+		CompanyId: r.CompanyID, CompanyName: r.CompanyName, MakerEmail: r.CreatedBy, Payload: payload, VenueIds: venues}
 }
 
 func encodeDetails(details []*structpb.Struct) (string, error) {

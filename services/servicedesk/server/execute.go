@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -43,7 +44,12 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	// The execution outlives a caller who disconnects: the sweeper would finish it otherwise.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), executeTimeout)
 	defer cancel()
-	_, err := e.plugins.Execute(ctx, r.Owner, pluginRequest(r), r.EntityIDs)
+	venues, err := e.venues(ctx, r.CompanyID)
+	if err != nil {
+		e.logger.Warn("execution postponed: company record unreadable", "request_id", r.ID, "error", err.Error())
+		return r
+	}
+	_, err = e.plugins.Execute(ctx, r.Owner, pluginRequest(r, venues), r.EntityIDs)
 	t := servicedesk.Transition{From: []string{servicedesk.StatusAuthorised}, To: servicedesk.StatusCompleted,
 		Action: servicedesk.ActionCompleted, Role: servicedesk.RoleSystem, Actor: "system"}
 	if err != nil {
@@ -65,6 +71,20 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	}
 	e.logger.Info("request executed", "request_id", r.ID, "status", updated.Status)
 	return updated
+}
+
+// venues reads the venues the company operates now (none for a company without a record):
+// a company that stopped operating a venue no longer acts for it, even on a request made
+// before.
+func (e *Executor) venues(ctx context.Context, companyID string) ([]string, error) {
+	c, err := e.store.Company(ctx, companyID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(slices.Clone(c.VenueIDs), func(v string) bool { return v == "" }), nil
 }
 
 // postpone reports whether a failed execution is left for the sweeper to retry: always after

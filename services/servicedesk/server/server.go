@@ -27,6 +27,7 @@ type Store interface {
 	SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error)
 	Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error)
 	RecordFailedAttempt(ctx context.Context, id string) (int32, error)
+	Company(ctx context.Context, id string) (servicedesk.Company, error)
 }
 
 // Server implements servicedeskv1.ServicedeskServiceServer.

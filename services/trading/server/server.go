@@ -53,7 +53,10 @@ func (s *Server) SearchWallets(ctx context.Context, req *tradingv1.SearchWallets
 	if err != nil {
 		return nil, err
 	}
-	if p, _ := principal.FromContext(ctx); p.Kind != principal.KindSystem {
+	// A venue's operator also sees its clients' wallets there; so does interchange acting
+	// for an operator (the venues in its token are the service desk's record of the company,
+	// given with the operator's service request). No other system claims venues.
+	if p, _ := principal.FromContext(ctx); p.Kind != principal.KindSystem || p.System == MovementSystem {
 		f.OperatedVenues = p.Venues()
 	}
 	wallets, total, err := s.store.SearchWallets(ctx, f)

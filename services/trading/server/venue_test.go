@@ -18,8 +18,15 @@ func operator(companyID string, venues ...string) context.Context {
 		UserEmail: "api-viewer@" + companyID + ".example", Roles: []string{principal.RoleViewer}, VenueIDs: venues})
 }
 
+// actingFor is the context of an internal system acting for a company with venues.
+func actingFor(system, companyID string, venues ...string) context.Context {
+	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: system, Issuer: system,
+		CompanyID: companyID, VenueIDs: venues})
+}
+
 // TestVenueOperatorSeesWalletsAtItsVenues: endpoint 2 shows a venue operator every client's
-// trading wallets held at its venues (and its own), nothing at other venues; a client still
+// trading wallets held at its venues (and its own), nothing at other venues, and so does
+// interchange acting for it (no other system's claim of a venue counts); a client still
 // sees only its own.
 func TestVenueOperatorSeesWalletsAtItsVenues(t *testing.T) {
 	t.Parallel()
@@ -46,6 +53,9 @@ func TestVenueOperatorSeesWalletsAtItsVenues(t *testing.T) {
 		{"an operator of both", operator("ZBOTH", "BYBIT", "DERIBIT"), &tradingv1.SearchWalletsRequest{CompanyIds: []string{"ZTEST"}},
 			[]string{"ZTEST-TW-BYBIT00001", "ZTEST-TW-DERIBIT001"}},
 		{"another venue's wallet by id", operator("ZBYBIT", "BYBIT"), &tradingv1.SearchWalletsRequest{Ids: []string{"ZTEST-TW-DERIBIT001"}}, nil},
+		{"interchange acting for BYBIT's operator", actingFor("interchange", "ZBYBIT", "BYBIT"), &tradingv1.SearchWalletsRequest{},
+			[]string{"ZACME-TW-BYBIT00001", "ZTEST-TW-BYBIT00001"}},
+		{"another system claiming a venue", actingFor("settlement-engine", "ZBYBIT", "BYBIT"), &tradingv1.SearchWalletsRequest{}, nil},
 		{"a client", user("ZACME"), &tradingv1.SearchWalletsRequest{}, []string{"ZACME-TW-BYBIT00001"}},
 		{"a client naming another's wallet", user("ZACME"), &tradingv1.SearchWalletsRequest{Ids: []string{"ZTEST-TW-BYBIT00001"}}, nil},
 	}

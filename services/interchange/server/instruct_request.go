@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"slices"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/interchange/funds"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	reqpayload "github.com/zcustody/suite/services/internal/payload"
+	"github.com/zcustody/suite/services/internal/plugin"
+	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/services/trading"
+)
+
+// ServiceInstruction is the catalog service of a venue's settlement instruction (issue 18):
+// a MAKER of the venue's operator requests it, a CHECKER authorises it, and its execution
+// records a one-leg settlement at the venue, as endpoint 3 would, for the settlement engine
+// to advance.
+const ServiceInstruction = "0x0003-003"
+
+// InstructionHandler is the plugin handler of 0x0003-003.
+func (s *Server) InstructionHandler() plugin.Handler {
+	return plugin.Handler{RequestType: servicedesk.RequestCreate, Validate: s.validateInstruction, Execute: s.executeInstruction}
+}
+
+// validateInstruction checks the payload, the venue (one the requesting company operates)
+// and the client's wallet, without storing anything. The entity id is the settlement's
+// request id: the service request's id.
+func (s *Server) validateInstruction(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
+	in, wallets, err := s.requestedInstruction(sr)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.deps.Settlements.Check(ctx, in, wallets); err != nil {
+		return nil, err
+	}
+	details, err := instructionDetails(in, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &pluginv1.ValidateResponse{EntityIds: []string{in.RequestID}, Details: details}, nil
+}
+
+// executeInstruction records the settlement (idempotent by its request id: a repeated
+// execution answers the one recorded).
+func (s *Server) executeInstruction(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
+	if len(entityIDs) != 1 || entityIDs[0] != sr.GetRequestId() {
+		return nil, apperr.Invalid(apperr.CodeFormat, "entityIds", "entityIds must hold the request's own id, the settlement's request id")
+	}
+	in, wallets, err := s.requestedInstruction(sr)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := s.deps.Settlements.Create(ctx, in, wallets)
+	if err != nil {
+		return nil, err
+	}
+	details, err := instructionDetails(stored, &stored)
+	if err != nil {
+		return nil, err
+	}
+	return &pluginv1.ExecuteResponse{EntityIds: []string{stored.RequestID}, Details: details}, nil
+}
+
+// requestedInstruction is the settlement a 0x0003-003 request describes, and the reader of
+// the venue's wallets as its operator sees them.
+//
+// Payload: {"sender":{"type":"WALLETID","value":…},"destination":{"type":"WALLETID","value":…},
+// "currency":"BTC","venueId":"BYBIT","amount":"0.1","subtractFee":false, "ledger":"BTC"}. One
+// side is a client's trading wallet at the venue, the other the venue's settlement wallet
+// (<venueId>-ISW-<currency>): from the client to the venue is a receivable, from the venue
+// to the client a payable. `ledger` is needed only for a currency on several ledgers (USDC,
+// EURC); `subtractFee` must be false (fees have no accounts yet).
+func (s *Server) requestedInstruction(sr *pluginv1.ServiceRequest) (settlement.Settlement, settlement.Wallets, error) {
+	p := plugin.Payload(sr)
+	if err := reqpayload.CheckKeys("", p, "sender", "destination", "currency", "venueId", "amount", "subtractFee", "ledger"); err != nil {
+		return settlement.Settlement{}, nil, err
+	}
+	venue, err := reqpayload.Text(p, "venueId")
+	if err != nil {
+		return settlement.Settlement{}, nil, err
+	}
+	if err := checkID("venueId", venue, codePattern); err != nil {
+		return settlement.Settlement{}, nil, err
+	}
+	if !slices.Contains(sr.GetVenueIds(), venue) {
+		return settlement.Settlement{}, nil, apperr.ForbiddenField("venueId", "venueId %s is not a venue that company %s operates", venue, sr.GetCompanyId())
+	}
+	leg, err := instructedLeg(p, venue)
+	if err != nil {
+		return settlement.Settlement{}, nil, err
+	}
+	req := &interchangev1.CreateSettlementRequest{
+		Header:      &interchangev1.SettlementHeader{VenueId: venue, SettlementRequestId: sr.GetRequestId(), InstructionCount: 1},
+		Settlements: []*interchangev1.Settlement{leg},
+	}
+	in, err := ParseInstruction(sr.GetCompanyId(), req, s.deps.Rules)
+	if err != nil {
+		return settlement.Settlement{}, nil, err
+	}
+	wallets, err := s.walletsForOperator(sr.GetCompanyId(), sr.GetVenueIds())
+	return in, wallets, err
+}
+
+// instructedLeg reads the payload's one leg, seen from the client's wallet.
+func instructedLeg(p map[string]any, venue string) (*interchangev1.Settlement, error) {
+	if fee, ok := p["subtractFee"]; ok && fee != nil && fee != false {
+		return nil, apperr.Invalid(apperr.CodeFormat, "subtractFee", "subtractFee must be false: fees are not charged on settlements yet")
+	}
+	currency, err := reqpayload.Text(p, "currency")
+	if err != nil {
+		return nil, err
+	}
+	curs := currenciesOf(currency)
+	if len(curs) == 0 {
+		return nil, apperr.Invalid(apperr.CodeCurrency, "currency", "currency %q is not supported", currency)
+	}
+	ledgerCode := curs[0].Ledger
+	if _, given := p["ledger"]; given || len(curs) > 1 {
+		if ledgerCode, err = reqpayload.Text(p, "ledger"); err != nil {
+			return nil, err
+		}
+	}
+	amount, err := reqpayload.Text(p, "amount")
+	if err != nil {
+		return nil, err
+	}
+	sender, err := walletRef(p, "sender")
+	if err != nil {
+		return nil, err
+	}
+	destination, err := walletRef(p, "destination")
+	if err != nil {
+		return nil, err
+	}
+	venueWallet := trading.VenueWalletID(venue, currency)
+	var client, signed string
+	switch {
+	case destination == venueWallet && sender != venueWallet:
+		client, signed = sender, amount // the client pays the venue: a receivable
+	case sender == venueWallet && destination != venueWallet:
+		client, signed = destination, "-"+amount // the venue pays the client: a payable
+	default:
+		return nil, apperr.Invalid(apperr.CodeFormat, "destination.value",
+			"destination.value: one side of an instruction is the venue's settlement wallet %s, the other a client's trading wallet", venueWallet)
+	}
+	if _, err := parseAmount("amount", amount, currencyPlaces(currency), false); err != nil {
+		return nil, err
+	}
+	return &interchangev1.Settlement{Counterparty: &interchangev1.Counterparty{Type: settlement.CounterpartyWallet, Value: client},
+		Currency: currency, Ledger: ledgerCode, Amount: signed}, nil
+}
+
+// walletsForOperator reads trading wallets as interchange acting for company, with the venues
+// the service desk says it operates: trading shows it every client's wallets there.
+func (s *Server) walletsForOperator(company string, venues []string) (funds.Wallets, error) {
+	token, err := s.deps.Signer.Sign(principal.Principal{Kind: principal.KindSystem, System: funds.System, CompanyID: company, VenueIDs: venues})
+	if err != nil {
+		return funds.Wallets{}, err
+	}
+	return funds.NewWallets(s.deps.Wallets, metadata.Pairs(principal.MetadataKey, token)), nil
+}
+
+// instructionDetails is what the service request shows of its settlement (with its tracking
+// id and status once stored).
+func instructionDetails(in settlement.Settlement, stored *settlement.Settlement) ([]*structpb.Struct, error) {
+	l := in.Legs[0]
+	d := map[string]any{"settlementRequestId": in.RequestID, "venueId": in.VenueID, "counterparty": l.WalletID,
+		"currency": l.Currency, "ledger": l.Ledger, "amount": l.Amount}
+	if stored != nil {
+		d["settlementTrackingId"], d["status"] = stored.TrackingID, stored.Status
+	}
+	details, err := structpb.NewStruct(d)
+	return []*structpb.Struct{details}, err
+}
