@@ -124,6 +124,10 @@ func (g *Gateway) mux(ctx context.Context, table *routes.Table) (*runtime.ServeM
 		})),
 		runtime.WithErrorHandler(httperr.ErrorHandler),
 		runtime.WithRoutingErrorHandler(httperr.RoutingErrorHandler(table.Allowed)),
+		// Only the documented method reaches a route: no X-HTTP-Method-Override, and no POST
+		// with a form body taken for a GET.
+		runtime.WithDisableHTTPMethodOverride(),
+		runtime.WithDisablePathLengthFallback(),
 		// Nothing the client sends becomes gRPC metadata except the verified principal.
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),

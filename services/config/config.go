@@ -33,6 +33,23 @@ type Common struct {
 	ServicePrivateKeyFile string `env:"SERVICE_PRIVATE_KEY_FILE"`
 	// Production refuses the published demo keys (PRODUCTION=true).
 	Production bool `env:"PRODUCTION, default=false"`
+	// GRPCReflection serves gRPC server reflection (it lists every method to anyone who can
+	// reach the port): "true" or "false"; unset, on except with PRODUCTION=true.
+	GRPCReflection string `env:"GRPC_REFLECTION"`
+}
+
+// Reflection reports whether the gRPC server serves reflection: GRPC_REFLECTION when set,
+// otherwise everywhere but in production.
+func (c *Common) Reflection() (bool, error) {
+	switch c.GRPCReflection {
+	case "":
+		return !c.Production, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("GRPC_REFLECTION %q: want true or false", c.GRPCReflection)
 }
 
 // ServiceSigner returns the signer of the service's own system principal, issuer name.

@@ -112,3 +112,27 @@ func TestTrustedIssuers(t *testing.T) {
 		t.Error("TrustedIssuers() accepted a missing key file")
 	}
 }
+
+// TestReflection: gRPC reflection lists every method to whoever reaches the port, so it is
+// off in production unless asked for, and on elsewhere unless turned off.
+func TestReflection(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		production bool
+		setting    string
+		want       bool
+		wantErr    bool
+	}{
+		{false, "", true, false},
+		{true, "", false, false},
+		{true, "true", true, false},
+		{false, "false", false, false},
+		{true, "yes", false, true},
+	} {
+		c := config.Common{Production: tt.production, GRPCReflection: tt.setting}
+		got, err := c.Reflection()
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("PRODUCTION=%v GRPC_REFLECTION=%q: %v, %v; want %v (error %v)", tt.production, tt.setting, got, err, tt.want, tt.wantErr)
+		}
+	}
+}

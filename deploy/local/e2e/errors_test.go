@@ -74,6 +74,10 @@ func TestBodyErrors(t *testing.T) {
 		{"unknown nested field", "/v3/api/servicedesk/requests", `{"sort":{"byy":"id"}}`, http.StatusBadRequest, "ER-108", "byy"},
 		{"string for an array", productsPath, `{"products":"CUSTODY"}`, http.StatusBadRequest, "ER-100", ""},
 		{"number for a string", productsPath, `{"productIds":[19]}`, http.StatusBadRequest, "ER-108", "productIds"},
+		// The signature covers every byte: data the server would not read is refused.
+		{"two JSON values", productsPath, `{}{}`, http.StatusBadRequest, "ER-108", "after its JSON value"},
+		{"text after the JSON value", productsPath, `{"products":["CUSTODY"]} trailing`, http.StatusBadRequest, "ER-108", "after its JSON value"},
+		{"a second value after white space", "/v3/api/servicedesk/requests", "{}\n[]", http.StatusBadRequest, "ER-108", "after its JSON value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,4 +301,34 @@ func mustRequest(t *testing.T, method, url string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// TestMethodOverrideIgnored: only the documented method reaches a route. A POST that asks to
+// be taken as a GET (X-HTTP-Method-Override, or a form body on a GET path) is a POST: 405 on
+// the GET path, whatever the headers say.
+func TestMethodOverrideIgnored(t *testing.T) {
+	t.Parallel()
+	for name, headers := range map[string]map[string]string{
+		"override header":           {"X-HTTP-Method-Override": "GET", "Content-Type": "application/x-www-form-urlencoded"},
+		"form body, no override":    {"Content-Type": "application/x-www-form-urlencoded"},
+		"override header with json": {"X-HTTP-Method-Override": "GET", "Content-Type": "application/json"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req, err := newClient(demo.CompanyZTEST, company).NewRequest(http.MethodPost, walletsPath, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			r := send(t, req)
+			if r.status == http.StatusOK {
+				t.Fatalf("POST served as GET: %s", r.body)
+			}
+			if r.status != http.StatusMethodNotAllowed && r.status != http.StatusUnsupportedMediaType {
+				t.Errorf("status %d, want 405 (or 415 for a form); body %s", r.status, r.body)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"crypto"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -275,8 +276,10 @@ func (a *Authenticator) fullURL(r *http.Request) string {
 	return scheme + "://" + host + r.URL.RequestURI()
 }
 
+// tooMany answers 429 with the whole seconds to wait, at least 1: "0" would invite an
+// immediate retry that the limiter refuses again.
 func tooMany(w http.ResponseWriter, wait time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 	httperr.Write(w, http.StatusTooManyRequests, apperr.CodeRateLimited, "rate limit exceeded; retry after the time in Retry-After")
 }
 

@@ -86,6 +86,9 @@ func Detailed(err error) (int, Detail) {
 
 // decodeDetail explains a body or path the gateway could not decode.
 func decodeDetail(msg string) Detail {
+	if strings.Contains(msg, "trailing data after the JSON body") { // jsonpb.ErrTrailingData
+		return Detail{Code: apperr.CodeFormat, Message: "The body holds data after its JSON value"}
+	}
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		return Detail{Code: apperr.CodeFormat, Message: "Unknown field: " + m[1]}
 	}

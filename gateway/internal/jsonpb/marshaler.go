@@ -10,6 +10,8 @@ package jsonpb
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"reflect"
 	"sync"
@@ -51,6 +53,26 @@ func (m *Marshaler) Marshal(v any) ([]byte, error) {
 		return m.JSONPb.Marshal(v)
 	}
 	return bytes.Clone(e.out), nil
+}
+
+// ErrTrailingData refuses a body that holds more than one JSON value: the signature covers
+// every byte of the body, so the gateway reads all of it or refuses it.
+var ErrTrailingData = errors.New("trailing data after the JSON body: the body must hold exactly one JSON value")
+
+// NewDecoder decodes the body's one JSON value as runtime.JSONPb's decoder does, then
+// refuses anything after it but white space (ErrTrailingData).
+func (m *Marshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	d := json.NewDecoder(r)
+	wrapped := runtime.DecoderWrapper{Decoder: d, UnmarshalOptions: m.UnmarshalOptions}
+	return runtime.DecoderFunc(func(v any) error {
+		if err := wrapped.Decode(v); err != nil {
+			return err
+		}
+		if _, err := d.Token(); !errors.Is(err, io.EOF) {
+			return ErrTrailingData
+		}
+		return nil
+	})
 }
 
 // NewEncoder returns an encoder writing each value to w followed by the delimiter, as

@@ -39,11 +39,18 @@ func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.
 	if err != nil {
 		return nil, err
 	}
+	reflect, err := cfg.Reflection()
+	if err != nil {
+		return nil, err
+	}
 	client, err := mongodb.Connect(ctx, cfg.MongoURI)
 	if err != nil {
 		return nil, err
 	}
 	srv := grpcserver.New(logger, principal.NewVerifier(issuers), policy)
+	if reflect {
+		srv.EnableReflection()
+	}
 	return &Deps{Logger: logger, Client: client, DB: client.Database(cfg.Database), Server: srv, cfg: cfg}, nil
 }
 

@@ -82,9 +82,11 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 	// a database outage makes pods unready without restarting them.
 	hs.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
 	return &Server{GRPC: srv, health: hs, registry: registry, logger: logger}
 }
+
+// EnableReflection serves gRPC server reflection (config.Common.Reflection decides).
+func (s *Server) EnableReflection() { reflection.Register(s.GRPC) }
 
 // Run serves until ctx ends, then drains in-flight calls for at most cfg.ShutdownTimeout.
 // ping reports whether the database answers; health says SERVING only while it does.

@@ -202,3 +202,18 @@ func TestGracefulShutdownFinishesInFlightCalls(t *testing.T) {
 		t.Fatalf("in-flight call during shutdown: %v, want success", err)
 	}
 }
+
+// TestReflectionOnlyWhenEnabled: a server lists its methods through reflection only when the
+// service enables it (config.Common.Reflection: not in production by default).
+func TestReflectionOnlyWhenEnabled(t *testing.T) {
+	t.Parallel()
+	const reflectionService = "grpc.reflection.v1.ServerReflection"
+	srv := grpcserver.New(slog.New(slog.DiscardHandler), principal.NewVerifier(nil), authz.Policy{})
+	if _, ok := srv.GRPC.GetServiceInfo()[reflectionService]; ok {
+		t.Error("a new server serves reflection before it is enabled")
+	}
+	srv.EnableReflection()
+	if _, ok := srv.GRPC.GetServiceInfo()[reflectionService]; !ok {
+		t.Error("reflection is not served once enabled")
+	}
+}
