@@ -190,3 +190,41 @@ func TestBeneficiaryRequestsRefused(t *testing.T) {
 	}
 	wantBeneficiary(t, id, name, true) // the refused changes left it as it was
 }
+
+// TestWalletOwnerIsTheCompanysBeneficiary: a custody wallet names as its owner
+// (walletOwnerId, which its id embeds) an active beneficiary of the requesting company only:
+// another company's, a made-up id (404 ER-102) and a deactivated one (409 ER-113) are refused
+// when the request is made.
+func TestWalletOwnerIsTheCompanysBeneficiary(t *testing.T) {
+	t.Parallel()
+	got := create(t, demo.CompanyZTEST, maker, createBody(t, createBeneficiary, beneficiaryPayload("Dormant "+uuid.NewString()[:8])))
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, got.RequestID, "", ""), "COMPLETED")
+	dormant := got.PluginDetail.EntityID[0]
+	deactivate := create(t, demo.CompanyZTEST, maker, createBody(t, deactivateBeneficiary, map[string]any{"beneficiaryId": []string{dormant}}))
+	wantStatus(t, authorise(t, deactivate.RequestID), "COMPLETED")
+
+	wallet := func(owner string) []byte {
+		return createBody(t, "0x0013-001", map[string]any{"name": []string{"Owned wallet"}, "currency": []string{"BTC"},
+			"currencyId": []string{"btc-btc"}, "walletOwnerId": []string{owner}})
+	}
+	for _, tt := range []struct {
+		name, owner string
+		status      int
+		code        string
+	}{
+		{"another company's beneficiary", demo.BeneficiaryZACME, http.StatusNotFound, "ER-102"},
+		{"a made-up beneficiary", "BNF-ZTEST-NOSUCH0000", http.StatusNotFound, "ER-102"},
+		{"a deactivated beneficiary", dormant, http.StatusConflict, "ER-113"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, createPath, wallet(tt.owner)), tt.status, tt.code)
+			if !strings.Contains(msg, tt.owner) && !strings.Contains(msg, "walletOwnerId") {
+				t.Errorf("message %q names neither the field nor %s", msg, tt.owner)
+			}
+		})
+	}
+	own := create(t, demo.CompanyZTEST, maker, wallet(demo.BeneficiaryZTEST))
+	if ids := own.PluginDetail.EntityID; len(ids) != 1 || !strings.HasPrefix(ids[0], demo.CompanyZTEST+"-"+demo.BeneficiaryZTEST+"-") {
+		t.Errorf("a wallet of the company's own beneficiary reserved %v", ids)
+	}
+}

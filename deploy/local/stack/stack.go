@@ -146,7 +146,7 @@ func services(opts Options) map[string]runner {
 			return interchangeapp.Run(ctx, cfg, l)
 		},
 		custodyapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
-			return custodyapp.Run(ctx, custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], FeeMaxAge: 10 * time.Minute,
+			return custodyapp.Run(ctx, custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], ComplianceAddr: peers[complianceapp.Name], FeeMaxAge: 10 * time.Minute,
 				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}, l)
 		},
 		complianceapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {

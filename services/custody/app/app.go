@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
@@ -20,6 +21,7 @@ import (
 	"github.com/zcustody/suite/services/custody/server"
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
+	compliancedir "github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
@@ -34,6 +36,9 @@ type Config struct {
 	// sign v2 wallet actions (endpoint 4). Empty: endpoint 4 answers 503. Needs
 	// SERVICE_PRIVATE_KEY_FILE (custody's identity, trusted by the service desk).
 	ServicedeskAddr string `env:"SERVICEDESK_ADDR"`
+	// ComplianceAddr is compliance's gRPC address: the beneficiaries a new wallet names as
+	// its owner (walletOwnerId) are checked there, as custody (SERVICE_PRIVATE_KEY_FILE).
+	ComplianceAddr string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
 	// FeeMaxAge is how old a fee estimate may be before endpoint 12 reports it unavailable
 	// (ER-252); zero means 10 minutes.
 	FeeMaxAge time.Duration `env:"FEE_MAX_AGE, default=10m"`
@@ -64,10 +69,15 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 		return err
 	}
 	defer closeAuthors()
+	owners, closeOwners, err := beneficiaries(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeOwners()
 	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st, server.Options{Authors: authors, FeeMaxAge: cfg.FeeMaxAge}))
 	custodyv1.RegisterCustodyAdminServiceServer(deps.Server.GRPC, server.NewAdmin(st))
 	custodyv1.RegisterCustodyLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
-	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, owners, plugin.NewLedger(deps.DB)))
 	// The journal's recovery pass stops with the server, also when the server ends on an error.
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -92,4 +102,17 @@ func userDirectory(cfg Config, logger *slog.Logger) (server.Authors, func(), err
 		return nil, nil, fmt.Errorf("dial servicedesk: %w", err)
 	}
 	return directory.New(servicedeskv1.NewIdentityServiceClient(conn), signer), func() { conn.Close() }, nil
+}
+
+// beneficiaries connects compliance's directory, where the owners wallets name are checked.
+func beneficiaries(cfg Config, logger *slog.Logger) (server.Owners, func(), error) {
+	signer, err := cfg.ServiceSigner(Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compliance directory: %w", err)
+	}
+	conn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("dial compliance: %w", err)
+	}
+	return compliancedir.New(compliancev1.NewDirectoryServiceClient(conn), signer, Name, logger), func() { conn.Close() }, nil
 }

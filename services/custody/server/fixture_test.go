@@ -45,7 +45,7 @@ func newFixture(t *testing.T) fixture {
 			t.Errorf("journal does not reconcile: %v %v", err, r.Violations)
 		}
 	})
-	return fixture{db: db, store: st, plugin: server.NewPlugin(st, plugin.NewLedger(db))}
+	return fixture{db: db, store: st, plugin: server.NewPlugin(st, startCompliance(t), plugin.NewLedger(db))}
 }
 
 // servicedesk is the context of a call by the service desk.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
@@ -17,21 +16,26 @@ type Wallets interface {
 	Deactivate(ctx context.Context, companyID, id string, version int64, requestID string) (custody.Wallet, error)
 }
 
+// Owners checks the beneficiary a wallet names as its owner (directory.Client).
+type Owners interface {
+	// Beneficiary returns the name of the company's active beneficiary: unknown or another
+	// company's is 404 ER-102, deactivated 409 ER-113, each on field.
+	Beneficiary(ctx context.Context, field, companyID, beneficiaryID string) (string, error)
+}
+
 // Plugin carries out the custody wallet services of the service desk.
 type Plugin struct {
 	wallets Wallets
+	owners  Owners
 	now     func() time.Time
 }
 
-// NewPlugin returns the plugin server of the custody wallet services; runs records each
-// execution (plugin.Ledger).
-func NewPlugin(wallets Wallets, runs plugin.Executions) *plugin.Server {
-	p := &Plugin{wallets: wallets, now: time.Now}
+// NewPlugin returns the plugin server of the custody wallet services; owners checks the
+// beneficiaries wallets name; runs records each execution (plugin.Ledger).
+func NewPlugin(wallets Wallets, owners Owners, runs plugin.Executions) *plugin.Server {
+	p := &Plugin{wallets: wallets, owners: owners, now: time.Now}
 	return plugin.NewServer(runs, map[string]plugin.Handler{
-		custody.ServiceCreateWallet: {RequestType: "CREATE", Execute: p.executeCreate,
-			Validate: func(_ context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-				return validateCreate(sr)
-			}},
+		custody.ServiceCreateWallet:     {RequestType: "CREATE", Validate: p.validateCreate, Execute: p.executeCreate},
 		custody.ServiceRenameWallet:     {RequestType: "UPDATE", Validate: p.validateRename, Execute: p.executeRename},
 		custody.ServiceDeactivateWallet: {RequestType: "DEACTIVATE", Validate: p.validateDeactivate, Execute: p.executeDeactivate},
 	})

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -12,9 +13,10 @@ import (
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// validateCreate checks a 0x0013-001 payload and reserves one wallet id per wallet.
-func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	wallets, err := custody.ParseCreate(plugin.Payload(sr))
+// validateCreate checks a 0x0013-001 payload and the beneficiary each wallet names, and
+// reserves one wallet id per wallet.
+func (p *Plugin) validateCreate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
+	wallets, err := p.parseCreate(ctx, sr)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +31,7 @@ func validateCreate(sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, er
 // executeCreate inserts the wallets under the ids Validate reserved. A wallet that already
 // exists under its reserved id was inserted by an earlier run of this request.
 func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	wallets, err := custody.ParseCreate(plugin.Payload(sr))
+	wallets, err := p.parseCreate(ctx, sr)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +53,31 @@ func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest,
 		resp.Details = append(resp.Details, createDetail(nw, w.ID))
 	}
 	return resp, nil
+}
+
+// parseCreate parses a 0x0013-001 payload and checks with compliance that each walletOwnerId
+// names an active beneficiary of the requesting company (another company's, or a made-up
+// id, is 404 ER-102; a deactivated one 409 ER-113): a wallet id embeds its owner's id, so
+// it must be the company's own. Checked again at execution: the beneficiary may have been
+// deactivated meanwhile.
+func (p *Plugin) parseCreate(ctx context.Context, sr *pluginv1.ServiceRequest) ([]custody.NewWallet, error) {
+	wallets, err := custody.ParseCreate(plugin.Payload(sr))
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range wallets {
+		if w.OwnerID == "" {
+			continue
+		}
+		field := "walletOwnerId"
+		if len(wallets) > 1 {
+			field = fmt.Sprintf("walletOwnerId[%d]", i)
+		}
+		if _, err := p.owners.Beneficiary(ctx, field, sr.GetCompanyId(), w.OwnerID); err != nil {
+			return nil, err
+		}
+	}
+	return wallets, nil
 }
 
 // insert creates w; an existing wallet of the company under the same reserved id counts as

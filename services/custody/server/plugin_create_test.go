@@ -18,7 +18,7 @@ import (
 
 func createPayload() map[string]any {
 	return map[string]any{"name": list("Cold BTC", "Hot ETH"), "currency": list("BTC", "ETH"),
-		"currencyId": list("btc-btc", "eth-eth"), "walletOwnerId": list("", "BNF-ZTEST-AB12")}
+		"currencyId": list("btc-btc", "eth-eth"), "walletOwnerId": list("", "BNF-ZTEST-AB12CD34EF")}
 }
 
 func detail(t *testing.T, fields map[string]any) *structpb.Struct {
@@ -37,7 +37,7 @@ func TestValidateCreateReservesIDsAndWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patterns := []*regexp.Regexp{regexp.MustCompile(`^ZTEST-NOBENF-[A-Z0-9]{10}$`), regexp.MustCompile(`^ZTEST-BNF-ZTEST-AB12-[A-Z0-9]{10}$`)}
+	patterns := []*regexp.Regexp{regexp.MustCompile(`^ZTEST-NOBENF-[A-Z0-9]{10}$`), regexp.MustCompile(`^ZTEST-BNF-ZTEST-AB12CD34EF-[A-Z0-9]{10}$`)}
 	if len(got.GetEntityIds()) != len(patterns) {
 		t.Fatalf("entity ids = %v, want one per wallet", got.GetEntityIds())
 	}
@@ -48,7 +48,7 @@ func TestValidateCreateReservesIDsAndWritesNothing(t *testing.T) {
 	}
 	want := []*structpb.Struct{
 		detail(t, map[string]any{"name": "Cold BTC", "currency": "BTC", "currencyId": "btc-btc", "walletOwnerId": "", "isDeFi": false}),
-		detail(t, map[string]any{"name": "Hot ETH", "currency": "ETH", "currencyId": "eth-eth", "walletOwnerId": "BNF-ZTEST-AB12", "isDeFi": false}),
+		detail(t, map[string]any{"name": "Hot ETH", "currency": "ETH", "currencyId": "eth-eth", "walletOwnerId": "BNF-ZTEST-AB12CD34EF", "isDeFi": false}),
 	}
 	if diff := cmp.Diff(want, got.GetDetails(), protocmp.Transform()); diff != "" {
 		t.Errorf("details mismatch (-want +got):\n%s", diff)
@@ -97,7 +97,7 @@ func TestExecuteCreateTwiceCreatesOnce(t *testing.T) {
 	eth := byID[reserved.GetEntityIds()[1]]
 	b := eth.AssetBalances
 	if eth.Name != "Hot ETH" || eth.Status != custody.StatusActive || !eth.Valid || eth.CreatedBy != maker || eth.Blockchain != "ETH" ||
-		eth.OwnerID != "BNF-ZTEST-AB12" || eth.Version != 1 || len(b) != 1 || b[0].Currency != "ETH" || b[0].LedgerBalance != "0" || b[0].LedgerUnitBalance != "0" {
+		eth.OwnerID != "BNF-ZTEST-AB12CD34EF" || eth.Version != 1 || len(b) != 1 || b[0].Currency != "ETH" || b[0].LedgerBalance != "0" || b[0].LedgerUnitBalance != "0" {
 		t.Errorf("created ETH wallet = %+v, want ACTIVE, valid, by the maker, zero ETH", eth)
 	}
 }
@@ -171,8 +171,8 @@ func TestExecuteCreateChecksReservedIDs(t *testing.T) {
 	}{
 		{"none", nil, wantErr{codes.InvalidArgument, apperr.CodeMissing, "entityIds"}},
 		{"too few", []string{"ZTEST-NOBENF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeLength, "entityIds"}},
-		{"other company", []string{"ZACME-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
-		{"owner swapped", []string{"ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ", "ZTEST-NOBENF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
+		{"other company", []string{"ZACME-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12CD34EF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
+		{"owner swapped", []string{"ZTEST-BNF-ZTEST-AB12CD34EF-ABCDEFGHIJ", "ZTEST-NOBENF-ABCDEFGHIJ"}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "entityIds"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,5 +182,40 @@ func TestExecuteCreateChecksReservedIDs(t *testing.T) {
 	}
 	if n := f.count(t, "wallets"); n != 0 {
 		t.Errorf("refused executions wrote %d wallets", n)
+	}
+}
+
+// TestCreateChecksTheOwner: a wallet's walletOwnerId must be an active beneficiary of the
+// requesting company, at validation and again at execution: another company's, a made-up id
+// (404 ER-102) and a deactivated one (409 ER-113) are refused, naming the field.
+func TestCreateChecksTheOwner(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	one := func(owner string) map[string]any {
+		return map[string]any{"name": list("Owned"), "currency": list("BTC"), "currencyId": list("btc-btc"), "walletOwnerId": list(owner)}
+	}
+	for _, tt := range []struct {
+		name, owner string
+		code        codes.Code
+		er, field   string
+	}{
+		{"another company's beneficiary", acmeBeneficiary, codes.NotFound, apperr.CodeNotFound, "walletOwnerId"},
+		{"a made-up beneficiary", "BNF-ZTEST-MADEUP0000", codes.NotFound, apperr.CodeNotFound, "walletOwnerId"},
+		{"a deactivated beneficiary", dormantBeneficiary, codes.FailedPrecondition, apperr.CodeDeactivated, "walletOwnerId"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, "SERV-REQ-O", custody.ServiceCreateWallet, one(tt.owner))})
+			checkErr(t, err, wantErr{tt.code, tt.er, tt.field})
+		})
+	}
+	if _, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, "SERV-REQ-OK", custody.ServiceCreateWallet, one(ownBeneficiary))}); err != nil {
+		t.Errorf("the company's own active beneficiary: %v", err)
+	}
+	// Execution checks again: an id reserved for another company's beneficiary creates nothing.
+	sr := request(t, "SERV-REQ-X", custody.ServiceCreateWallet, one(acmeBeneficiary))
+	_, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: []string{custody.NewWalletID(company, acmeBeneficiary)}})
+	checkErr(t, err, wantErr{codes.NotFound, apperr.CodeNotFound, "walletOwnerId"})
+	if n := f.count(t, "wallets"); n != 0 {
+		t.Errorf("%d wallets created for another company's beneficiary", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
+	"github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
@@ -25,7 +26,7 @@ type Executions interface {
 type Plugin struct {
 	pluginv1.UnimplementedPluginServiceServer
 	store     *store.Store
-	directory *directory
+	directory *directory.Client
 	runs      Executions
 	now       func() time.Time
 }
@@ -153,11 +154,11 @@ func (p *Plugin) notWhitelisted(ctx context.Context, companyID, blockchain, addr
 func (p *Plugin) check(ctx context.Context, companyID string, w address.Whitelist) (address.Checked, error) {
 	var c address.Checked
 	var err error
-	if c.VaspName, err = p.directory.vasp(ctx, companyID, w.VaspID); err != nil {
+	if c.VaspName, err = p.directory.Vasp(ctx, companyID, w.VaspID); err != nil {
 		return c, err
 	}
 	if w.BeneficiaryID != "" {
-		c.BeneficiaryName, err = p.directory.beneficiary(ctx, companyID, w.BeneficiaryID)
+		c.BeneficiaryName, err = p.directory.Beneficiary(ctx, "beneficiaryId", companyID, w.BeneficiaryID)
 	}
 	return c, err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
+	"github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -37,6 +38,9 @@ type Service struct {
 	plugin *Plugin
 }
 
+// System is interchange's system name on its calls to other services.
+const System = "interchange"
+
 // Setup creates the indexes and returns the service.
 func Setup(ctx context.Context, deps Deps) (*Service, error) {
 	if deps.DB == nil || deps.Compliance == nil || deps.Signer == nil {
@@ -49,7 +53,7 @@ func Setup(ctx context.Context, deps Deps) (*Service, error) {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}
-	dir := &directory{client: deps.Compliance, signer: deps.Signer, logger: deps.Logger}
+	dir := directory.New(deps.Compliance, deps.Signer, System, deps.Logger)
 	p := &Plugin{store: st, directory: dir, runs: plugin.NewLedger(deps.DB), now: time.Now}
 	return &Service{store: st, plugin: p}, nil
 }

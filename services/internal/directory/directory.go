@@ -1,4 +1,8 @@
-package whitelist
+// Package directory asks compliance about the VASPs and beneficiaries a request names, as the
+// calling service's own system principal: compliance's refusals become the caller's
+// field-precise errors (unknown or another company's: 404 ER-102; deactivated: 409 ER-113),
+// and a compliance that cannot answer is 503, which the service desk retries at execution.
+package directory
 
 import (
 	"context"
@@ -14,23 +18,29 @@ import (
 	"github.com/zcustody/suite/services/principal"
 )
 
-// System is interchange's system name on its calls to other services.
-const System = "interchange"
-
 // complianceTimeout bounds one call to compliance.
 const complianceTimeout = 10 * time.Second
 
-// directory asks compliance about the VASPs and beneficiaries a payload names, as
-// interchange's system principal.
-type directory struct {
+// Client asks compliance, signing as its service's system principal.
+type Client struct {
 	client compliancev1.DirectoryServiceClient
 	signer *principal.Signer
+	system string
 	logger *slog.Logger
 }
 
-// vasp returns the name of the company's VASP vaspID if it is active for the company:
-// unknown (or restricted to other companies) is 404 ER-102, deactivated 409 ER-113.
-func (d *directory) vasp(ctx context.Context, companyID, vaspID string) (string, error) {
+// New returns the client: system is the calling service's system name (its signer's).
+func New(client compliancev1.DirectoryServiceClient, signer *principal.Signer, system string, logger *slog.Logger) *Client {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Client{client: client, signer: signer, system: system, logger: logger}
+}
+
+// Vasp returns the name of the company's VASP vaspID if it is active for the company:
+// unknown (or restricted to other companies) is 404 ER-102, deactivated 409 ER-113, each on
+// field vaspId.
+func (d *Client) Vasp(ctx context.Context, companyID, vaspID string) (string, error) {
 	ctx, cancel, err := d.outgoing(ctx)
 	if err != nil {
 		return "", err
@@ -46,9 +56,9 @@ func (d *directory) vasp(ctx context.Context, companyID, vaspID string) (string,
 	return resp.GetVaspName(), nil
 }
 
-// beneficiary returns the name of the company's beneficiary if it is active: unknown (or
-// another company's) is 404 ER-102, deactivated 409 ER-113.
-func (d *directory) beneficiary(ctx context.Context, companyID, beneficiaryID string) (string, error) {
+// Beneficiary returns the name of the company's beneficiary if it is active: unknown (or
+// another company's) is 404 ER-102, deactivated 409 ER-113, each on field.
+func (d *Client) Beneficiary(ctx context.Context, field, companyID, beneficiaryID string) (string, error) {
 	ctx, cancel, err := d.outgoing(ctx)
 	if err != nil {
 		return "", err
@@ -56,17 +66,17 @@ func (d *directory) beneficiary(ctx context.Context, companyID, beneficiaryID st
 	defer cancel()
 	resp, err := d.client.CheckBeneficiary(ctx, &compliancev1.CheckBeneficiaryRequest{CompanyId: companyID, BeneficiaryId: beneficiaryID})
 	if err != nil {
-		return "", d.refusal(err, "beneficiaryId", beneficiaryID)
+		return "", d.refusal(err, field, beneficiaryID)
 	}
 	if !resp.GetActive() {
-		return "", deactivated("beneficiaryId", "beneficiary "+beneficiaryID)
+		return "", deactivated(field, "beneficiary "+beneficiaryID)
 	}
 	return resp.GetBeneficiaryName(), nil
 }
 
-func (d *directory) outgoing(ctx context.Context) (context.Context, context.CancelFunc, error) {
+func (d *Client) outgoing(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, complianceTimeout)
-	out, err := d.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: System})
+	out, err := d.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: d.system})
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -77,7 +87,7 @@ func (d *directory) outgoing(ctx context.Context) (context.Context, context.Canc
 // refusal maps compliance's error: NotFound is the caller's (ER-102 on field); the caller's
 // own deadline or cancellation stays what it is; anything else is compliance's problem and
 // answers 503, which the service desk retries at execution.
-func (d *directory) refusal(err error, field, id string) error {
+func (d *Client) refusal(err error, field, id string) error {
 	code := status.Code(err)
 	switch {
 	case code == codes.NotFound:
