@@ -1610,9 +1610,10 @@ type WithdrawalRecord struct {
 	Amount string `protobuf:"bytes,6,opt,name=amount,proto3" json:"amount,omitempty"`
 	// The external address it goes to (a withdrawal the settlement engine created).
 	DestinationAddress string `protobuf:"bytes,7,opt,name=destination_address,json=destinationAddress,proto3" json:"destination_address,omitempty"`
-	// The client's custody wallet it goes to (a withdrawal the client requested).
+	// The client's custody wallet it goes to (a withdrawal the client requested); shown to the
+	// client only.
 	DestinationWalletId string `protobuf:"bytes,8,opt,name=destination_wallet_id,json=destinationWalletId,proto3" json:"destination_wallet_id,omitempty"`
-	// The service request that asked for it, if any.
+	// The service request that asked for it, if any; shown to the client only.
 	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// PENDING_CONFIRMATION, ACCEPTED or DECLINED.
 	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`

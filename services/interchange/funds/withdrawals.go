@@ -58,14 +58,10 @@ func (f Withdrawals) Settle(ctx context.Context, w withdrawal.Withdrawal) error 
 	return f.custody.Credit(ctx, w)
 }
 
-// Release voids every hold an ACCEPT may have placed on a declined withdrawal (one that lost
-// the race to the DECLINE): a hold placed is released, one not placed yet is blocked, so it
-// can never be placed after.
+// Release voids the hold of a declined withdrawal's current attempt, the only one that can
+// have been placed (an earlier attempt was refused for lack of funds, for good): a hold placed
+// is released, one not placed yet, an ACCEPT's that lost the race to the DECLINE, is blocked,
+// so it can never be placed after.
 func (f Withdrawals) Release(ctx context.Context, w withdrawal.Withdrawal) error {
-	for n := 1; n <= w.Attempt(); n++ {
-		if err := f.ledger.void(ctx, withdrawal.HoldID(w, n), "withdrawal.release"); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.ledger.void(ctx, withdrawal.HoldID(w, w.Attempt()), "withdrawal.release")
 }

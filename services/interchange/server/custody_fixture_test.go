@@ -36,13 +36,21 @@ type custodySide struct {
 	store *custodystore.Store
 	conn  *grpc.ClientConn
 	down  atomic.Int32
+	// afterRead, when set, runs once after custody answered a GetSystemAccount.
+	afterRead atomic.Pointer[func()]
 }
 
 func (c *custodySide) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	if method == custodyv1.CustodyLedgerService_CreditTransfer_FullMethodName && c.down.Add(-1) >= 0 {
 		return status.Error(codes.Unavailable, "custody is down")
 	}
-	return invoker(ctx, method, req, reply, cc, opts...)
+	err := invoker(ctx, method, req, reply, cc, opts...)
+	if method == custodyv1.CustodyLedgerService_GetSystemAccount_FullMethodName {
+		if f := c.afterRead.Swap(nil); f != nil {
+			(*f)()
+		}
+	}
+	return err
 }
 
 // startCustody serves custody's ledger API with the test wallets.

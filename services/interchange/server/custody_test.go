@@ -13,6 +13,7 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -243,7 +244,7 @@ func TestInstructionThroughTheServiceDesk(t *testing.T) {
 	}{
 		{"a venue it does not operate", transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.1"), []string{"DERIBIT"}, "ER-403", "venueId"},
 		{"no venue side", transferPayload(btcWallet, btcWallet2, "0.1"), []string{venue}, "ER-108", "destination.value"},
-		{"a client's wallet at another venue (the operator does not see it)", transferPayload(deribitBTC, "BYBIT-ISW-BTC", "0.1"), []string{venue}, "ER-102", "settlements[0].counterparty.value"},
+		{"a client's wallet at another venue (the operator does not see it)", transferPayload(deribitBTC, "BYBIT-ISW-BTC", "0.1"), []string{venue}, "ER-102", "sender.value"},
 		{"a fee", func() map[string]any {
 			m := transferPayload(btcWallet, "BYBIT-ISW-BTC", "0.1")
 			m["subtractFee"] = true
@@ -257,5 +258,97 @@ func TestInstructionThroughTheServiceDesk(t *testing.T) {
 	} {
 		_, err := p.Validate(servicedeskCtx(), &pluginv1.ValidateRequest{Request: instructionRequest(t, "SERV-REQ-X", tt.payload, tt.venues...)})
 		t.Run(tt.name, func(t *testing.T) { wantAppErr(t, err, tt.code, tt.field) })
+	}
+}
+
+// TestTransitReconciledWhileATransferLands: transfers land while the reconciliation reads
+// the two sides. One was posted out of trading before and is credited (by the sweeper) right
+// after custody's account was read; another is accepted, posted and credited right after
+// trading's was read. Neither is a difference: the first is counted in flight, the second is
+// on neither side. The next reconciliation finds both sides equal, nothing in flight.
+func TestTransitReconciledWhileATransferLands(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	cut := f.requestToCustody(t, "SERV-REQ-LAND", btcWallet, custodyBTC, "0.25")
+	late := f.requestToCustody(t, "SERV-REQ-LATE", btcWallet, custodyBTC, "0.5")
+	f.custody.down.Store(1)
+	if err := confirm(f, f.venueCtx(), cut, "ACCEPT", ""); status.Code(err) != codes.Unavailable {
+		t.Fatalf("accept with custody down: %v, want Unavailable", err)
+	}
+	f.clock.advance(grace + time.Second)
+	land := func() { f.sweeper(grace).Once(context.Background()) }
+	f.custody.afterRead.Store(&land)
+	accept := func() {
+		if err := confirm(f, f.venueCtx(), late, "ACCEPT", ""); err != nil {
+			t.Errorf("accept during the reconciliation: %v", err)
+		}
+	}
+	f.ledger.afterRead.Store(&accept)
+	r := f.transit(t)
+	if got := f.custody.available(t, custodyBTC); got != "0.75" {
+		t.Fatalf("custody BTC after both landed = %s, want 0.75 (a hook did not run during the reconciliation)", got)
+	}
+	if len(r.GetViolations()) > 0 {
+		t.Errorf("transit while transfers landed = %v, want no violation", r)
+	}
+	f.clock.advance(time.Second)
+	if r := f.transit(t); len(r.GetViolations()) > 0 || r.GetInFlight() != 0 || r.GetCurrencies()[0].GetInFlight() != "0" ||
+		r.GetCurrencies()[0].GetSent() != "0.75" || r.GetCurrencies()[0].GetReceived() != "0.75" {
+		t.Errorf("transit after the landings = %v, want both sides at 0.75 and nothing in flight", r)
+	}
+}
+
+// TestOperatorSeesWithdrawalNotTheClientsDetails: the venue's withdrawal search shows the
+// withdrawal to custody, but not the client's service request or custody wallet; the client
+// sees both.
+func TestOperatorSeesWithdrawalNotTheClientsDetails(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	id := f.requestToCustody(t, "SERV-REQ-SEE", btcWallet, custodyBTC, "0.1")
+	for name, c := range map[string]struct {
+		ctx                 context.Context
+		request, custodyWID string
+	}{
+		"the venue":  {f.venueCtx(), "", ""},
+		"the client": {f.companyCtx(ztest), "SERV-REQ-SEE", custodyBTC},
+	} {
+		resp, err := f.svc.SearchWithdrawals(c.ctx, &interchangev1.SearchWithdrawalsRequest{TransferIds: []string{id}})
+		if err != nil || len(resp.GetItems()) != 1 {
+			t.Fatalf("%s: search = %v, %v; want the withdrawal", name, resp, err)
+		}
+		w := resp.GetItems()[0]
+		if w.GetRequestId() != c.request || w.GetDestinationWalletId() != c.custodyWID || w.GetAmount() != "0.1" || w.GetVenueId() != venue {
+			t.Errorf("%s sees %v, want request %q and custody wallet %q", name, w, c.request, c.custodyWID)
+		}
+	}
+}
+
+// TestExecutionCutShortIsRetriedNotFailed: the hold of a requested withdrawal fails on an
+// internal error after the withdrawal is stored: the execution answers 503 (the service desk
+// retries it rather than recording the request FAILED while the withdrawal lives on), and its
+// repeat places the hold.
+func TestExecutionCutShortIsRetriedNotFailed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	p := f.wired.Plugin(nil)
+	sr := withdrawalRequest(t, "SERV-REQ-CUT", btcWallet, custodyBTC, "0.3")
+	v, err := p.Validate(servicedeskCtx(), &pluginv1.ValidateRequest{Request: sr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := v.GetEntityIds()[0]
+	f.ledger.setFail(failOnce(withdrawal.HoldID(withdrawal.Withdrawal{TransferID: id}, 1), status.Error(codes.Internal, "trading broke")))
+	_, err = p.Execute(servicedeskCtx(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: v.GetEntityIds()})
+	if status.Code(err) != codes.Unavailable {
+		t.Fatalf("execution whose hold failed: %v, want Unavailable (retried)", err)
+	}
+	if _, err := p.Execute(servicedeskCtx(), &pluginv1.ExecuteRequest{Request: sr, EntityIds: v.GetEntityIds()}); err != nil {
+		t.Fatalf("the repeated execution: %v", err)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.7", "1", "0.3"} {
+		t.Errorf("trading BTC after the repeat = %v, want 0.3 held once", got)
 	}
 }

@@ -64,6 +64,8 @@ type ledger struct {
 	fail  func(entryID string) error
 	lose  func(entryID string) error
 	seq   atomic.Int64
+	// afterRead, when set, runs once after trading answered a GetSystemAccount.
+	afterRead atomic.Pointer[func()]
 }
 
 func (l *ledger) failure() (before, after func(string) error) {
@@ -87,6 +89,13 @@ func (l *ledger) setLose(f func(string) error) {
 // intercept fails the calls l.fail picks before they reach trading, and loses the answers
 // of those l.lose picks, by the entry id they carry.
 func (l *ledger) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	if method == tradingv1.TradingLedgerService_GetSystemAccount_FullMethodName {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if f := l.afterRead.Swap(nil); f != nil {
+			(*f)()
+		}
+		return err
+	}
 	r, ok := req.(interface{ GetEntryId() string })
 	if !ok {
 		return invoker(ctx, method, req, reply, cc, opts...)

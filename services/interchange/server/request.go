@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
@@ -151,13 +153,28 @@ func (s *Server) executeWithdrawal(ctx context.Context, sr *pluginv1.ServiceRequ
 		return checked.VenueID, err
 	})
 	if err != nil {
-		return nil, err
+		return nil, retryUnlessRefused(err)
 	}
 	details, err := structpb.NewStruct(withdrawalDetails(stored, stored.Status))
 	if err != nil {
 		return nil, err
 	}
 	return &pluginv1.ExecuteResponse{EntityIds: []string{stored.TransferID}, Details: []*structpb.Struct{details}}, nil
+}
+
+// retryUnlessRefused passes a refusal on (the request fails with it) and turns any other
+// error into 503, which the service desk retries for as long as it takes: the withdrawal may
+// already be stored, so its request must not be recorded FAILED while the withdrawal lives
+// on (a repeat completes it, or finds it declined by its expiry).
+func retryUnlessRefused(err error) error {
+	var e *apperr.Error
+	if errors.As(err, &e) && e.Status != codes.Internal && e.Status != codes.Unknown {
+		return err
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable, Message: "the withdrawal cannot be completed now; the service desk retries it"}
 }
 
 // requestedWithdrawal is the withdrawal a request asks for, under transferID; its currency

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -373,5 +374,49 @@ func TestLosingAcceptNeverHolds(t *testing.T) {
 	f.sweeper(0).Once(context.Background())
 	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1", "1", "0"} {
 		t.Errorf("client BTC = %v, want nothing held", got)
+	}
+}
+
+// TestLegacyWithdrawalHoldAttempts: a pending withdrawal stored before holds were placed at
+// creation (no hold, and no holdAttempt field) whose ACCEPT found the wallet short can be
+// accepted once the wallet is funded (the next ACCEPT takes the next attempt); past
+// withdrawal.MaxHoldAttempts refused holds an ACCEPT is 409 without trying, and the
+// withdrawal can still be declined, releasing nothing it never held.
+func TestLegacyWithdrawalHoldAttempts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "0.1")
+	created := f.clock.Now()
+	for _, id := range []string{"WD-LEGACY", "WD-TRIED"} {
+		doc := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: ztest}, {Key: "walletId", Value: btcWallet}, {Key: "venueId", Value: venue},
+			{Key: "currency", Value: "BTC"}, {Key: "amount", Value: "0.5"}, {Key: "destinationAddress", Value: btcAddress},
+			{Key: "status", Value: withdrawal.StatusPending}, {Key: "reason", Value: ""}, {Key: "version", Value: int64(1)},
+			{Key: "createdAt", Value: created}, {Key: "updatedAt", Value: created}, {Key: "decidedAt", Value: time.Time{}}}
+		if id == "WD-TRIED" {
+			doc = append(doc, bson.E{Key: "holdAttempt", Value: withdrawal.MaxHoldAttempts + 1})
+		}
+		if _, err := f.db.Collection("withdrawals").InsertOne(context.Background(), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := confirm(f, f.venueCtx(), "WD-LEGACY", "ACCEPT", ""); status.Code(err) != codes.Aborted {
+		t.Fatalf("accept 0.5 of 0.1: %v, want 409", err)
+	}
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
+	if err := confirm(f, f.venueCtx(), "WD-LEGACY", "ACCEPT", ""); err != nil {
+		t.Fatalf("accept once funded: %v", err)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.5", "0.5", "0"} {
+		t.Errorf("client BTC = %v, want 0.5 gone", got)
+	}
+	err := confirm(f, f.venueCtx(), "WD-TRIED", "ACCEPT", "")
+	if status.Code(err) != codes.Aborted || !strings.Contains(status.Convert(err).Message(), "can only be declined") {
+		t.Errorf("accept past the attempts: %v, want 409 can only be declined", err)
+	}
+	if err := confirm(f, f.venueCtx(), "WD-TRIED", "DECLINE", "too many tries"); err != nil {
+		t.Errorf("decline past the attempts: %v", err)
+	}
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"0.5", "0.5", "0"} {
+		t.Errorf("client BTC after the decline = %v, want unchanged", got)
 	}
 }

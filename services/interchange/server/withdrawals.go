@@ -35,8 +35,8 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 }
 
 // SearchWithdrawals serves the withdrawal search extension: a venue's operator sees the
-// withdrawals out of the wallets at its venues (of every client), a client those out of its
-// own wallets; filtered (values OR-ed within a filter, filters AND-ed, exact), paged and
+// withdrawals out of the wallets at its venues (of every client, without the client's
+// service request and custody wallet ids), a client those out of its own wallets; filtered (values OR-ed within a filter, filters AND-ed, exact), paged and
 // sorted by id (the transfer id), createdAt or updatedAt.
 func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.SearchWithdrawalsRequest) (*interchangev1.SearchWithdrawalsResponse, error) {
 	viewer, err := settlementViewer(ctx)
@@ -69,6 +69,10 @@ func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.Searc
 	}
 	resp := &interchangev1.SearchWithdrawalsResponse{Total: int32(total), Items: make([]*interchangev1.WithdrawalRecord, 0, len(items))}
 	for _, w := range items {
+		if w.CompanyID != viewer.CompanyID {
+			// The venue sees the withdrawal, not the client's service request or custody wallet.
+			w.RequestID, w.DestinationWalletID = "", ""
+		}
 		resp.Items = append(resp.Items, withdrawalRecord(w))
 	}
 	return resp, nil

@@ -30,6 +30,20 @@ func (st *Store) UndecidedWithdrawals(ctx context.Context, cutoff time.Time, lim
 	return st.findWithdrawals(ctx, "undecided", filter, "createdAt", limit)
 }
 
+// TransitWithdrawals returns up to limit ACCEPTED withdrawals to custody wallets whose money
+// step is not done, or was done at or after since (the transit reconciliation's in flight).
+func (st *Store) TransitWithdrawals(ctx context.Context, since time.Time, limit int64) ([]withdrawal.Withdrawal, error) {
+	filter := bson.D{
+		{Key: "status", Value: withdrawal.StatusAccepted},
+		{Key: "$or", Value: bson.A{
+			bson.D{{Key: "completedAt", Value: nil}},
+			bson.D{{Key: "completedAt", Value: bson.D{{Key: "$gte", Value: since.UTC()}}}},
+		}},
+		{Key: "destinationWalletId", Value: bson.D{{Key: "$gt", Value: ""}}},
+	}
+	return st.findWithdrawals(ctx, "in transit", filter, "decidedAt", limit)
+}
+
 // findWithdrawals returns up to limit withdrawals matching filter, by byTime then _id.
 func (st *Store) findWithdrawals(ctx context.Context, what string, filter bson.D, byTime string, limit int64) ([]withdrawal.Withdrawal, error) {
 	opts := options.Find().SetSort(bson.D{{Key: byTime, Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)

@@ -123,7 +123,9 @@ func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, re
 // NextHoldAttempt moves a pending withdrawal from hold attempt n to n+1 (once: racing
 // refused ACCEPTs of the same attempt move it once); a decided withdrawal keeps its attempt.
 func (st *Store) NextHoldAttempt(ctx context.Context, w withdrawal.Withdrawal) error {
-	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "holdAttempt", Value: w.HoldAttempt}}
+	// Guarded by the version read (withdrawals stored before attempts were kept have no
+	// holdAttempt field to match): of racing refusals of one attempt, one moves it on.
+	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "version", Value: w.Version}}
 	update := bson.D{{Key: "$set", Value: bson.D{{Key: "holdAttempt", Value: w.Attempt() + 1}, {Key: "updatedAt", Value: st.stamp()}}},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}
 	if _, err := st.db.Collection(colWithdrawals).UpdateOne(ctx, filter, update); err != nil {

@@ -39,6 +39,9 @@ type Store interface {
 	// StalledWithdrawals returns up to limit withdrawals decided before cutoff whose money
 	// step is not recorded done, oldest decision first.
 	StalledWithdrawals(ctx context.Context, cutoff time.Time, limit int64) ([]Withdrawal, error)
+	// TransitWithdrawals returns up to limit ACCEPTED withdrawals to custody wallets whose
+	// money step is not done, or was done at or after since.
+	TransitWithdrawals(ctx context.Context, since time.Time, limit int64) ([]Withdrawal, error)
 	// SearchWithdrawals returns one page of the withdrawals matching f and the number of all
 	// matches.
 	SearchWithdrawals(ctx context.Context, f Filter) ([]Withdrawal, int64, error)
@@ -74,7 +77,7 @@ type Funds interface {
 	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet; one to a
 	// custody wallet then credits that wallet.
 	Settle(ctx context.Context, w Withdrawal) error
-	// Release voids (or blocks) every hold an ACCEPT may have placed.
+	// Release voids (or blocks) the hold of w's current attempt.
 	Release(ctx context.Context, w Withdrawal) error
 }
 
@@ -219,6 +222,9 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 	target := statusOf(decision)
 	if target == StatusAccepted {
 		reason = ""
+		if w.Attempt() > MaxHoldAttempts {
+			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "withdrawal %s: %d holds were refused for lack of funds; it can only be declined", w.TransferID, MaxHoldAttempts)
+		}
 		held, err := s.funds.Hold(ctx, w)
 		if errors.Is(err, ErrHoldBlocked) {
 			return s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)

@@ -38,32 +38,35 @@ type TransitReport struct {
 
 // ReconcileTransit checks, per currency, that what left trading wallets for custody equals
 // what custody wallets received, but for the withdrawals accepted whose money step is not
-// done yet: for each currency 0 ≤ sent − received ≤ in flight. The withdrawals in flight
-// are read first, so one that lands while the accounts are read is counted as in flight;
-// one accepted meanwhile may show a difference once (a real one persists).
+// done yet: for each currency 0 ≤ sent − received ≤ in flight. Custody's account is read
+// first: a credit always follows its post, so what it shows never exceeds what trading shows
+// after it, and a negative gap is a real fault. The withdrawals in flight are read last:
+// every one posted but not credited when custody was read is then either not completed or
+// completed since the reconciliation began, and both count.
 func (s *Service) ReconcileTransit(ctx context.Context, t Transit) (TransitReport, error) {
-	decided, err := s.store.StalledWithdrawals(ctx, s.now().Add(recoverTimeout), MaxTransitInFlight)
+	began := s.now()
+	received, err := t.Received(ctx)
 	if err != nil {
 		return TransitReport{}, err
-	}
-	var r TransitReport
-	inFlight := map[string]amount.Amount{}
-	for _, w := range decided {
-		if w.Status == StatusAccepted && w.ToCustody() {
-			inFlight[w.Currency] = inFlight[w.Currency].Add(amount.MustStored(w.Amount))
-			r.InFlight++
-		}
-	}
-	if len(decided) == MaxTransitInFlight {
-		r.Violations = append(r.Violations, fmt.Sprintf("at least %d decided withdrawals are not completed: too many to reconcile", MaxTransitInFlight))
 	}
 	sent, err := t.Sent(ctx)
 	if err != nil {
 		return TransitReport{}, err
 	}
-	received, err := t.Received(ctx)
+	moving, err := s.store.TransitWithdrawals(ctx, began, MaxTransitInFlight)
 	if err != nil {
 		return TransitReport{}, err
+	}
+	var r TransitReport
+	inFlight := map[string]amount.Amount{}
+	for _, w := range moving {
+		inFlight[w.Currency] = inFlight[w.Currency].Add(amount.MustStored(w.Amount))
+		if w.CompletedAt.IsZero() {
+			r.InFlight++
+		}
+	}
+	if len(moving) == MaxTransitInFlight {
+		r.Violations = append(r.Violations, fmt.Sprintf("at least %d withdrawals to custody are in flight: too many to reconcile", MaxTransitInFlight))
 	}
 	currencies := slices.Collect(maps.Keys(sent))
 	currencies = append(currencies, slices.Collect(maps.Keys(received))...)

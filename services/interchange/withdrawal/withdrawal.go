@@ -25,6 +25,11 @@ const (
 	DecisionDecline = "DECLINE"
 )
 
+// MaxHoldAttempts bounds the holds ACCEPTs may try on a withdrawal stored without its hold
+// (each refused one is a journal entry): past it an ACCEPT is 409, and the withdrawal can
+// still be declined or expire.
+const MaxHoldAttempts = 50
+
 // MaxReasonLength bounds a decline's reason.
 const MaxReasonLength = 512
 
