@@ -142,13 +142,20 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 	if err := a.checkClock(h.timestampMs); err != nil {
 		return principal.Principal{}, err
 	}
-	caller, err := a.lookup(r.Context(), h.company, h.submitter)
+	// The company's keys first; the user only once the signature holds, so that an unsigned
+	// request cannot make the gateway look up (and cache) arbitrary users.
+	caller, err := a.lookup(r.Context(), h.company, "")
 	if err != nil {
 		return principal.Principal{}, err
 	}
 	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, a.fullURL(r), edge.Body(r.Context()))
 	if !a.verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
 		return principal.Principal{}, failure{msg: errUnknownOrBadSignature}
+	}
+	if h.submitter != "" {
+		if caller, err = a.lookup(r.Context(), h.company, h.submitter); err != nil {
+			return principal.Principal{}, err
+		}
 	}
 	if err := a.Replay.Claim(r.Context(), h.company, h.requestID, a.now().Add(2*a.Window)); err != nil {
 		if errors.Is(err, ErrReplay) {

@@ -347,3 +347,26 @@ func retarget(path string) func(*http.Request) {
 		r.RequestURI = path
 	}
 }
+
+// TestMiddlewareLooksUpUsersOnlyOnceSigned: the company's keys are looked up, the signature
+// verified, and only then the submitter: a request whose signature fails never makes the
+// service desk look up (or the gateway cache) the user it names.
+func TestMiddlewareLooksUpUsersOnlyOnceSigned(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	forged := call{company: "ZED", submitter: "maker@zed.example", key: f.strangerKey, method: http.MethodPost, path: productsPath, body: []byte(`{}`)}
+	if code, _ := serve(t, f, request(t, forged)); code != http.StatusUnauthorized {
+		t.Fatalf("forged request: %d, want 401", code)
+	}
+	if got := f.identity.Emails(); len(got) != 0 {
+		t.Errorf("a request with a bad signature made the gateway look up users %v", got)
+	}
+	signed := forged
+	signed.key = f.edKey
+	if code, _ := serve(t, f, request(t, signed)); code != http.StatusNoContent {
+		t.Fatalf("signed request: %d, want it through", code)
+	}
+	if got := f.identity.Emails(); len(got) != 1 || got[0] != "maker@zed.example" {
+		t.Errorf("users looked up once signed: %v, want the submitter once", got)
+	}
+}

@@ -41,14 +41,18 @@ type identityClient struct {
 	companies                           map[string]*servicedeskv1.Company
 	users                               map[string]*servicedeskv1.User
 
-	mu    sync.Mutex
-	calls int
-	err   error // returned instead of a record when set
+	mu     sync.Mutex
+	calls  int
+	emails []string // the user e-mails asked for ("" not recorded)
+	err    error    // returned instead of a record when set
 }
 
 func (c *identityClient) GetCaller(ctx context.Context, in *servicedeskv1.GetCallerRequest, _ ...grpc.CallOption) (*servicedeskv1.GetCallerResponse, error) {
 	c.mu.Lock()
 	c.calls++
+	if in.GetUserEmail() != "" {
+		c.emails = append(c.emails, in.GetUserEmail())
+	}
 	err := c.err
 	c.mu.Unlock()
 	md, _ := metadata.FromOutgoingContext(ctx)
@@ -71,6 +75,13 @@ func (c *identityClient) GetCaller(ctx context.Context, in *servicedeskv1.GetCal
 		resp.User = proto.CloneOf(u)
 	}
 	return resp, nil
+}
+
+// Emails returns the user e-mails the service desk was asked about.
+func (c *identityClient) Emails() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.emails...)
 }
 
 func (c *identityClient) Calls() int {

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
@@ -124,5 +125,33 @@ func TestIdentityCacheRemembersUnknownCompanies(t *testing.T) {
 	}
 	if n := client.Calls(); n != 1 {
 		t.Errorf("the service desk was asked %d times about an unknown company, want 1", n)
+	}
+}
+
+// TestIdentityCacheEvictsLeastRecentlyUsed: a full cache drops the entry used least recently,
+// not everything: a company in constant use stays cached however many others come and go.
+func TestIdentityCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
+	cache, client := newCache(t, time.Hour)
+	if _, err := cache.Caller(t.Context(), "ZED", ""); err != nil {
+		t.Fatal(err)
+	}
+	for i := range auth.MaxCacheEntries + 10 {
+		_, _ = cache.Caller(t.Context(), fmt.Sprintf("ZNONE%d", i), "") // unknown companies are cached too
+		if i%1000 == 500 {
+			if _, err := cache.Caller(t.Context(), "ZED", ""); err != nil { // in constant use
+				t.Fatal(err)
+			}
+		}
+	}
+	before := client.Calls()
+	if _, err := cache.Caller(t.Context(), "ZED", ""); err != nil {
+		t.Fatal(err)
+	}
+	if client.Calls() != before {
+		t.Error("a company in constant use was evicted from a full cache")
+	}
+	if _, err := cache.Caller(t.Context(), "ZNONE0", ""); status.Code(err) != codes.NotFound || client.Calls() != before+1 {
+		t.Errorf("the entry used least recently was kept (%v, %d calls after %d)", err, client.Calls(), before)
 	}
 }
