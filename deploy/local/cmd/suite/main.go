@@ -15,6 +15,7 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
+	gatewayapp "github.com/zcustody/suite/gateway/app"
 	"github.com/zcustody/suite/services/logging"
 	"github.com/zcustody/suite/services/mongodb"
 )
@@ -60,11 +61,31 @@ Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example)
   go run ./deploy/local/cmd/suitectl -as viewer POST /v3/api/servicedesk/products '{"products":["CUSTODY"]}'
   go run ./deploy/local/cmd/suitectl -company zacme POST /v3/api/compliance/vasps/VASP-003/activate/false
 
+%s
 Press Ctrl-C to stop.
-`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name())
+`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), limits(s.GatewayConfig()))
 	feedFees(ctx, s.MongoURI, logger)
 	fmt.Println("stopping…")
 	return s.Stop()
+}
+
+// limits describes the gateway's effective limits, which for local work are looser than a
+// deployment's defaults (gateway/app.Config).
+func limits(c gatewayapp.Config) string {
+	onOff := func(v float64, unit string) string {
+		if v <= 0 {
+			return "off"
+		}
+		return fmt.Sprintf("%g%s", v, unit)
+	}
+	shedding := "off"
+	if c.MaxInFlight > 0 {
+		shedding = fmt.Sprintf("at most %d in flight", c.MaxInFlight)
+	}
+	return fmt.Sprintf(`Gateway limits of this local run (looser than a deployment's defaults: 50/s per company,
+20/s per user, burst 100, 200/s per client address, load shedding at 512 in flight):
+  per company %s, per user %s, burst %d, per client address %s, load shedding %s
+`, onOff(c.CompanyRPS, "/s"), onOff(c.UserRPS, "/s"), c.RateBurst, onOff(c.PeerRPS, "/s"), shedding)
 }
 
 func openLog() (*os.File, error) {
