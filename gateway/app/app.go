@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -39,6 +41,22 @@ type Gateway struct {
 	backend map[string]*grpc.ClientConn
 	logger  *slog.Logger
 	metrics *metrics
+	authn   *auth.Authenticator
+}
+
+// bindPublicURL makes the URL of the listener the one clients must sign, when no
+// PUBLIC_BASE_URL is configured and the listener names one host (a wildcard address names
+// none: then any host is taken, and the gateway says so). Call it before serving.
+func (g *Gateway) bindPublicURL(addr net.Addr) {
+	if len(g.authn.PublicBases) > 0 {
+		return
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	if err != nil || ap.Addr().IsUnspecified() {
+		g.logger.Warn("no PUBLIC_BASE_URL and a wildcard listener: signatures are checked against whatever host the client sends", "addr", addr.String())
+		return
+	}
+	g.authn.PublicBases = []string{"http://" + addr.String()}
 }
 
 // New connects the backends and builds the handler.
@@ -86,6 +104,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 		PeerLimits:     auth.NewLimiter(cfg.PeerRPS, 0, max(cfg.RateBurst, int(2*cfg.PeerRPS))),
 		RefuseDemoKeys: cfg.Production,
 	}
+	authn.PublicBases, _ = cfg.PublicBases() // validated above
+	g.authn = authn
 	shed := edge.ShedOptions{MaxInFlight: cfg.MaxInFlight, Target: cfg.ShedLatencyTarget, Logger: logger}
 	api := edge.Shed(shed, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
 	// Outside the shedder, so that the requests it refuses are counted too.

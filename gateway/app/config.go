@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -36,6 +37,11 @@ type Config struct {
 	// TrustedProxies lists the CIDRs (comma-separated) whose X-Forwarded-Proto/-Host are
 	// believed when rebuilding the signed URL.
 	TrustedProxies string `env:"TRUSTED_PROXIES"`
+	// PublicBaseURL lists (comma-separated) the scheme://host[:port] that clients call and
+	// sign: a request signed for any other URL is refused (401), so a captured request cannot
+	// be replayed against another deployment that trusts the same company key. Required with
+	// PRODUCTION=true; unset elsewhere, the listen address when it names one host (else any).
+	PublicBaseURL string `env:"PUBLIC_BASE_URL"`
 	// Rate limits per gateway replica (docs/security.md); 0 turns a limit off.
 	CompanyRPS float64 `env:"RATE_LIMIT_COMPANY_RPS, default=50"`
 	UserRPS    float64 `env:"RATE_LIMIT_USER_RPS, default=20"`
@@ -70,6 +76,24 @@ func (c Config) Proxies() ([]netip.Prefix, error) {
 	return out, nil
 }
 
+// PublicBases parses PublicBaseURL into scheme://host values (lower case).
+func (c Config) PublicBases() ([]string, error) {
+	var out []string
+	for part := range strings.SplitSeq(c.PublicBaseURL, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		u, err := url.Parse(part)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" ||
+			u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("PUBLIC_BASE_URL %q: want scheme://host[:port] such as https://api.example.com", part)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+	}
+	return out, nil
+}
+
 // Validate checks the settings.
 func (c Config) Validate() error {
 	var errs []error
@@ -81,6 +105,11 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
+	}
+	if bases, err := c.PublicBases(); err != nil {
+		errs = append(errs, err)
+	} else if len(bases) == 0 && c.Production {
+		errs = append(errs, errors.New("PUBLIC_BASE_URL is required with PRODUCTION=true: the URL clients sign"))
 	}
 	if c.CompanyRPS < 0 || c.UserRPS < 0 || c.PeerRPS < 0 || c.RateBurst < 1 {
 		errs = append(errs, errors.New("RATE_LIMIT_COMPANY_RPS and RATE_LIMIT_USER_RPS must not be negative, RATE_LIMIT_BURST at least 1"))

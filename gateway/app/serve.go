@@ -63,6 +63,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr s
 	if err != nil {
 		return fmt.Errorf("listen http: %w", err)
 	}
+	g.bindPublicURL(lis.Addr())
 	mlis, err := listenMetrics(cfg.MetricsAddr)
 	if err != nil {
 		_ = lis.Close()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -331,4 +332,33 @@ func TestMethodOverrideIgnored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignedForAnotherHost: a request signed for another deployment's URL (its Host) is
+// refused even though the signature verifies: a captured request cannot be replayed against
+// a gateway that trusts the same company key under another name.
+func TestSignedForAnotherHost(t *testing.T) {
+	t.Parallel()
+	gw, err := url.Parse(env.stack.GatewayURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, host := range map[string]string{"another host": "api.other-deployment.example", "another port": gw.Hostname() + ":1"} {
+		t.Run(name, func(t *testing.T) {
+			c := newClient(demo.CompanyZTEST, maker)
+			c.BaseURL = "http://" + host
+			req, err := c.NewRequest(http.MethodPost, productsPath, []byte(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.Host = gw.Host // sent to this gateway, Host header still the signed one
+			msg := wantError(t, send(t, req), http.StatusUnauthorized, "ER-401")
+			if !strings.Contains(msg, "public URL") {
+				t.Errorf("message %q does not say the URL is not this gateway's", msg)
+			}
+		})
+	}
+	// The same request signed for this gateway's URL goes through.
+	var got catalog
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, productsPath, []byte(`{}`)), &got)
 }

@@ -63,6 +63,9 @@ type Authenticator struct {
 	PeerLimits *Limiter
 	// TrustedProxies are the addresses whose forwarded headers are believed.
 	TrustedProxies []netip.Prefix
+	// PublicBases are the scheme://host (lower case) clients call and sign; a request
+	// signed for another is refused. Empty: any (set before serving).
+	PublicBases []string
 	// RefuseDemoKeys ignores the published demo company keys (production).
 	RefuseDemoKeys bool
 
@@ -142,13 +145,17 @@ func (a *Authenticator) authenticate(r *http.Request) (principal.Principal, erro
 	if err := a.checkClock(h.timestampMs); err != nil {
 		return principal.Principal{}, err
 	}
+	full := a.fullURL(r)
+	if !a.publicURL(full) {
+		return principal.Principal{}, failure{msg: "the request is not addressed to this gateway's public URL; sign the URL it publishes"}
+	}
 	// The company's keys first; the user only once the signature holds, so that an unsigned
 	// request cannot make the gateway look up (and cache) arbitrary users.
 	caller, err := a.lookup(r.Context(), h.company, "")
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, a.fullURL(r), edge.Body(r.Context()))
+	msg := signing.StringToSign(h.company, h.requestID, h.timestamp, full, edge.Body(r.Context()))
 	if !a.verifiesWithAny(caller.GetCompany().GetPublicKeys(), msg, h.signature) {
 		return principal.Principal{}, failure{msg: errUnknownOrBadSignature}
 	}
@@ -262,6 +269,17 @@ func (a *Authenticator) verifiesWithAny(keys []string, msg []byte, sig string) b
 		}
 	}
 	return false
+}
+
+// publicURL reports whether the URL the client signed starts with one of the gateway's
+// public base URLs (any, when none is set).
+func (a *Authenticator) publicURL(full string) bool {
+	if len(a.PublicBases) == 0 {
+		return true
+	}
+	scheme, rest, _ := strings.Cut(full, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	return slices.Contains(a.PublicBases, strings.ToLower(scheme+"://"+host))
 }
 
 // fullURL rebuilds the URL the client signed: scheme, host and the request URI as sent.
