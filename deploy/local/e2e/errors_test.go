@@ -362,3 +362,14 @@ func TestSignedForAnotherHost(t *testing.T) {
 	var got catalog
 	wantOK(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, productsPath, []byte(`{}`)), &got)
 }
+
+// TestEchoedInputIsCapped: an error message that quotes the client's input (here an unknown
+// field named with 5,000 characters) echoes at most a bounded part of it.
+func TestEchoedInputIsCapped(t *testing.T) {
+	t.Parallel()
+	name := strings.Repeat("a", 5000)
+	msg := wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, productsPath, []byte(`{"`+name+`":1}`)), http.StatusBadRequest, "ER-108")
+	if len(msg) > 600 || !strings.Contains(msg, "truncated") {
+		t.Errorf("message of %d bytes, want it capped and marked truncated", len(msg))
+	}
+}

@@ -52,7 +52,7 @@ func TestProductionRefusesDemoKeys(t *testing.T) {
 	demoCfg := gatewayapp.Config{HTTPAddr: "127.0.0.1:0", MongoURI: s.MongoURI, ServicedeskAddr: s.Services["servicedesk"],
 		PrivateKeyFile: filepath.Join(env.dataDir, "keys", "gateway-principal.pem"), SignatureWindow: time.Minute,
 		MaxBodyBytes: 1 << 20, RequestTimeout: time.Second, ShutdownTimeout: time.Second, RateBurst: 1, Production: true,
-		ReadHeaderTimeout: time.Second, ReadTimeout: time.Second}
+		ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, PublicBaseURL: "https://api.custody.example"}
 	if _, err := gatewayapp.New(t.Context(), demoCfg, env.logger); err == nil || !strings.Contains(err.Error(), "demo key") {
 		t.Fatalf("a production gateway started with the demo principal key: %v", err)
 	}

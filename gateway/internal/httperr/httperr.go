@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Detail is one {message, code} entry of the error body.
@@ -32,8 +33,27 @@ func Write(w http.ResponseWriter, status int, code, message string) {
 	WriteBody(w, status, []Detail{{Message: message, Code: code}})
 }
 
+// MaxMessageLength bounds a detail's message in bytes: messages may quote what the client
+// sent (a field name, a value), and an answer never echoes more than this of it.
+const MaxMessageLength = 512
+
+// capMessage cuts a message longer than MaxMessageLength at a rune boundary and says so.
+func capMessage(m string) string {
+	if len(m) <= MaxMessageLength {
+		return m
+	}
+	cut := MaxMessageLength
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "… (truncated)"
+}
+
 // WriteBody sends status with the given details.
 func WriteBody(w http.ResponseWriter, status int, details []Detail) {
+	for i := range details {
+		details[i].Message = capMessage(details[i].Message)
+	}
 	body := Body{
 		Timestamp: time.Now().UTC().Format(TimeFormat),
 		Title:     http.StatusText(status),

@@ -6,8 +6,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -124,5 +126,27 @@ func TestWriteDropsGatewayContentTypeHeader(t *testing.T) {
 	decode(t, rec)
 	if got := rec.Header().Get("Grpc-Metadata-Content-Type"); got != "" {
 		t.Errorf("Grpc-Metadata-Content-Type = %q, want it removed", got)
+	}
+}
+
+// TestMessagesAreCapped: an error answer never echoes more than MaxMessageLength bytes of
+// its message (which may quote the client's input), cut on a rune boundary, and says so.
+func TestMessagesAreCapped(t *testing.T) {
+	t.Parallel()
+	long := "Unknown field: " + strings.Repeat("é", 4000)
+	rec := httptest.NewRecorder()
+	httperr.Write(rec, http.StatusBadRequest, "ER-108", long)
+	var b httperr.Body
+	if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil || len(b.Details) != 1 {
+		t.Fatalf("body %s: %v", rec.Body, err)
+	}
+	m := b.Details[0].Message
+	if len(m) > httperr.MaxMessageLength+len("… (truncated)") || !strings.HasSuffix(m, "… (truncated)") || !utf8.ValidString(m) {
+		t.Errorf("message of %d bytes (%q…), want at most %d and marked truncated", len(m), m[:40], httperr.MaxMessageLength)
+	}
+	short := httptest.NewRecorder()
+	httperr.Write(short, http.StatusBadRequest, "ER-108", "Unknown field: x")
+	if !strings.Contains(short.Body.String(), `"Unknown field: x"`) {
+		t.Errorf("a short message was changed: %s", short.Body)
 	}
 }
