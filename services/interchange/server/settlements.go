@@ -69,25 +69,14 @@ func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.Searc
 	if err != nil {
 		return nil, err
 	}
-	pg, err := page.Parse(req.PaginationLimit, req.PaginationOffset, req.GetSort(), "id", "createdAt", "updatedAt")
+	f := settlement.Filter{Viewer: viewer}
+	err = parseSearch(req.PaginationLimit, req.PaginationOffset, req.GetSort(), &f.Page,
+		filterField{"settlementRequestIds", req.GetSettlementRequestIds(), &f.RequestIDs, nil},
+		filterField{"settlementTrackingIds", req.GetSettlementTrackingIds(), &f.TrackingIDs, nil},
+		filterField{"statuses", req.GetStatuses(), &f.Statuses, settlement.Statuses()},
+		filterField{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil})
 	if err != nil {
 		return nil, err
-	}
-	f := settlement.Filter{Viewer: viewer, Page: pg}
-	for _, field := range []struct {
-		name    string
-		values  []string
-		dst     *[]string
-		allowed []string
-	}{
-		{"settlementRequestIds", req.GetSettlementRequestIds(), &f.RequestIDs, nil},
-		{"settlementTrackingIds", req.GetSettlementTrackingIds(), &f.TrackingIDs, nil},
-		{"statuses", req.GetStatuses(), &f.Statuses, settlement.Statuses()},
-		{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil},
-	} {
-		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
-			return nil, err
-		}
 	}
 	items, total, err := s.deps.Settlements.Search(ctx, f)
 	if err != nil {
@@ -122,4 +111,28 @@ func recordProto(s settlement.Settlement) *interchangev1.SettlementRecord {
 		out.NetSettlements = append(out.NetSettlements, &interchangev1.NetSettlement{Currency: n.Currency, Ledger: n.Ledger, Amount: n.Amount})
 	}
 	return out
+}
+
+// filterField is one filter of a search body: its values go to dst once checked
+// (page.Filter), restricted to allowed when given.
+type filterField struct {
+	name    string
+	values  []string
+	dst     *[]string
+	allowed []string
+}
+
+// parseSearch checks a search body's page (limit, offset, sort by id, createdAt or updatedAt)
+// into pg and each of its filters into its destination.
+func parseSearch(limit, offset *int32, sort *commonv1.Sort, pg *page.Page, fields ...filterField) error {
+	var err error
+	if *pg, err = page.Parse(limit, offset, sort, "id", "createdAt", "updatedAt"); err != nil {
+		return err
+	}
+	for _, field := range fields {
+		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
+			return err
+		}
+	}
+	return nil
 }

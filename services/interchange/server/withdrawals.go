@@ -11,7 +11,6 @@ import (
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/ledger"
-	"github.com/zcustody/suite/services/internal/page"
 )
 
 // ConfirmWithdrawal serves endpoint 11: the operator of a trading venue decides a pending
@@ -43,25 +42,14 @@ func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.Searc
 	if err != nil {
 		return nil, err
 	}
-	pg, err := page.Parse(req.PaginationLimit, req.PaginationOffset, req.GetSort(), "id", "createdAt", "updatedAt")
+	f := withdrawal.Filter{CompanyID: viewer.CompanyID, Venues: viewer.Venues}
+	err = parseSearch(req.PaginationLimit, req.PaginationOffset, req.GetSort(), &f.Page,
+		filterField{"transferIds", req.GetTransferIds(), &f.TransferIDs, nil},
+		filterField{"walletIds", req.GetWalletIds(), &f.WalletIDs, nil},
+		filterField{"statuses", req.GetStatuses(), &f.Statuses, withdrawal.Statuses()},
+		filterField{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil})
 	if err != nil {
 		return nil, err
-	}
-	f := withdrawal.Filter{CompanyID: viewer.CompanyID, Venues: viewer.Venues, Page: pg}
-	for _, field := range []struct {
-		name    string
-		values  []string
-		dst     *[]string
-		allowed []string
-	}{
-		{"transferIds", req.GetTransferIds(), &f.TransferIDs, nil},
-		{"walletIds", req.GetWalletIds(), &f.WalletIDs, nil},
-		{"statuses", req.GetStatuses(), &f.Statuses, withdrawal.Statuses()},
-		{"venueIds", req.GetVenueIds(), &f.VenueIDs, nil},
-	} {
-		if *field.dst, err = page.Filter(field.name, field.values, field.allowed...); err != nil {
-			return nil, err
-		}
 	}
 	items, total, err := s.deps.Withdrawals.Search(ctx, f)
 	if err != nil {
