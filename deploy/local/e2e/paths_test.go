@@ -112,6 +112,34 @@ func TestOpenAPI(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("contract operations in openapi.json (-contract +openapi.json):\n%s", diff)
 	}
+	// Tags are the contract's path areas, never the internal gRPC services (issue 12).
+	var tagged struct {
+		Tags []struct {
+			Name string `json:"name"`
+		} `json:"tags"`
+		Paths map[string]map[string]struct {
+			Tags []string `json:"tags"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(r.body, &tagged); err != nil {
+		t.Fatal(err)
+	}
+	areas := []string{"compliance", "core", "custody", "interchange", "servicedesk", "trading"}
+	var declared []string
+	for _, tag := range tagged.Tags {
+		declared = append(declared, tag.Name)
+	}
+	slices.Sort(declared)
+	if !slices.Equal(declared, areas) {
+		t.Errorf("declared tags %v, want the contract's areas %v", declared, areas)
+	}
+	for path, ops := range tagged.Paths {
+		for method, op := range ops {
+			if len(op.Tags) != 1 || !slices.Contains(areas, op.Tags[0]) {
+				t.Errorf("%s %s is tagged %v, want one of the contract's areas", method, path, op.Tags)
+			}
+		}
+	}
 }
 
 func TestHealthz(t *testing.T) {

@@ -341,10 +341,19 @@ func (s *Stack) waitOne(ctx context.Context, name string, deadline time.Time, do
 		case <-done:
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if err := s.procs[name].err; err != nil {
-				return fmt.Errorf("%s ended before SERVING: %w", name, err)
+			// A process that failed cancels the others: name every one that failed other
+			// than by that cancellation, so the first cause is in the error.
+			var others []string
+			for other, p := range s.procs {
+				if other != name && p.err != nil && !errors.Is(p.err, context.Canceled) {
+					others = append(others, other+": "+p.err.Error())
+				}
 			}
-			return fmt.Errorf("%s ended before SERVING", name)
+			slices.Sort(others)
+			if err := s.procs[name].err; err != nil {
+				return fmt.Errorf("%s ended before SERVING: %w (other processes that failed: %v)", name, err, others)
+			}
+			return fmt.Errorf("%s ended before SERVING (other processes that failed: %v)", name, others)
 		default:
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
