@@ -10,6 +10,7 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/gateway/signing"
+	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/trading"
@@ -83,6 +84,26 @@ func transitReconciled(t *testing.T) *interchangev1.ReconcileTransitResponse {
 	}
 	t.Errorf("the in-transit accounts do not agree: %v (in flight %d)", last.GetViolations(), last.GetInFlight())
 	return last
+}
+
+// custodyReconciled fails the test unless custody's journal reconciles (its Reconcile, as
+// interchange, the one caller custody's ledger API admits); like trading's, a difference must
+// persist over several attempts to count while other tests move money.
+func custodyReconciled(t *testing.T) {
+	t.Helper()
+	conn, ctx := internalConnAs(t, "custody", "interchange", "interchange-internal.pem")
+	var last []string
+	for range 10 {
+		resp, err := custodyv1.NewCustodyLedgerServiceClient(conn).Reconcile(ctx(), &custodyv1.ReconcileRequest{})
+		if err != nil {
+			t.Fatalf("reconcile custody: %v", err)
+		}
+		if last = resp.GetViolations(); len(last) == 0 {
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Errorf("custody's journal does not reconcile:\n%s", strings.Join(last, "\n"))
 }
 
 // TestTwoSidedInterchangeFlow walks issue 18's flow through the gateway: the client's
@@ -164,6 +185,7 @@ func TestTwoSidedInterchangeFlow(t *testing.T) {
 		t.Errorf("custody BTC once accepted = %s, want 1", got)
 	}
 	transitReconciled(t)
+	custodyReconciled(t)
 }
 
 // TestWithdrawalRequestRefusals: a withdrawal request names the company's own ACTIVE
@@ -253,6 +275,7 @@ func TestDeclinedWithdrawalReleasesItsHold(t *testing.T) {
 		t.Errorf("custody BTC after the decline = %s, want 0", got)
 	}
 	transitReconciled(t)
+	custodyReconciled(t)
 }
 
 // operatorAct has the venue operator's role fetch a request's pending object, sign it with

@@ -242,7 +242,14 @@ func settlementStatus(t *testing.T, c *signing.Client, requestID string) respons
 // settlement engine (the demo key the local stack trusts).
 func internalConn(t *testing.T, service string) (*grpc.ClientConn, func() context.Context) {
 	t.Helper()
-	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", "settlement-engine.pem"))
+	return internalConnAs(t, service, "settlement-engine", "settlement-engine.pem")
+}
+
+// internalConnAs is internalConn signing as system with its demo key file (in the stack's
+// keys folder).
+func internalConnAs(t *testing.T, service, system, keyFile string) (*grpc.ClientConn, func() context.Context) {
+	t.Helper()
+	key, err := principal.LoadPrivateKey(filepath.Join(env.dataDir, "keys", keyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,9 +258,9 @@ func internalConn(t *testing.T, service string) (*grpc.ClientConn, func() contex
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	signer := principal.NewSigner("settlement-engine", key, time.Minute)
+	signer := principal.NewSigner(system, key, time.Minute)
 	return conn, func() context.Context {
-		ctx, err := signer.OutgoingContext(t.Context(), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"})
+		ctx, err := signer.OutgoingContext(t.Context(), principal.Principal{Kind: principal.KindSystem, System: system})
 		if err != nil {
 			t.Fatal(err)
 		}

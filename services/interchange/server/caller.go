@@ -111,9 +111,11 @@ func (s *Server) callerWallets(ctx context.Context) funds.Wallets {
 }
 
 // walletsFor reads trading wallets as interchange acting for company (the settlement
-// engine's instructions name a client's wallets; trading scopes the read to it).
-func (s *Server) walletsFor(company string) (funds.Wallets, error) {
-	token, err := s.deps.Signer.Sign(principal.Principal{Kind: principal.KindSystem, System: funds.System, CompanyID: company})
+// engine's instructions name a client's wallets; trading scopes the read to it), and, given
+// the venues the service desk records for an operator company, for that operator: trading
+// then also shows every client's wallets there.
+func (s *Server) walletsFor(company string, venues ...string) (funds.Wallets, error) {
+	token, err := s.deps.Signer.Sign(principal.Principal{Kind: principal.KindSystem, System: funds.System, CompanyID: company, VenueIDs: venues})
 	if err != nil {
 		return funds.Wallets{}, err
 	}

@@ -6,17 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/interchange/funds"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -111,7 +108,7 @@ func (s *Server) requestedInstruction(sr *pluginv1.ServiceRequest) (settlement.S
 	if err != nil {
 		return settlement.Settlement{}, nil, nil, inPayload(err)
 	}
-	wallets, err := s.walletsForOperator(sr.GetCompanyId(), sr.GetVenueIds())
+	wallets, err := s.walletsFor(sr.GetCompanyId(), sr.GetVenueIds()...)
 	return in, wallets, inPayload, err
 }
 
@@ -183,16 +180,6 @@ func instructedLeg(p map[string]any, venue string) (*interchangev1.Settlement, s
 	}
 	return &interchangev1.Settlement{Counterparty: &interchangev1.Counterparty{Type: settlement.CounterpartyWallet, Value: client},
 		Currency: currency, Ledger: ledgerCode, Amount: signed}, side, nil
-}
-
-// walletsForOperator reads trading wallets as interchange acting for company, with the venues
-// the service desk says it operates: trading shows it every client's wallets there.
-func (s *Server) walletsForOperator(company string, venues []string) (funds.Wallets, error) {
-	token, err := s.deps.Signer.Sign(principal.Principal{Kind: principal.KindSystem, System: funds.System, CompanyID: company, VenueIDs: venues})
-	if err != nil {
-		return funds.Wallets{}, err
-	}
-	return funds.NewWallets(s.deps.Wallets, metadata.Pairs(principal.MetadataKey, token)), nil
 }
 
 // instructionDetails is what the service request shows of its settlement (with its tracking

@@ -182,11 +182,7 @@ var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updat
 // it instructed, those at its venues, those whose legs name its wallets) and the number of
 // all matches: one find and one count.
 func (st *Store) SearchSettlements(ctx context.Context, f settlement.Filter) ([]settlement.Settlement, int64, error) {
-	scope := bson.A{bson.D{{Key: "companyId", Value: f.Viewer.CompanyID}}, bson.D{{Key: "parties", Value: f.Viewer.CompanyID}}}
-	if len(f.Viewer.Venues) > 0 {
-		scope = append(scope, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: f.Viewer.Venues}}}})
-	}
-	and := bson.A{bson.D{{Key: "$or", Value: scope}}}
+	and := bson.A{visibleTo(f.Viewer.CompanyID, f.Viewer.Venues, bson.D{{Key: "parties", Value: f.Viewer.CompanyID}})}
 	and = mongodb.AppendIn(and, "settlementRequestId", f.RequestIDs)
 	and = mongodb.AppendIn(and, "trackingId", f.TrackingIDs)
 	and = mongodb.AppendIn(and, "status", f.Statuses)
@@ -201,11 +197,7 @@ func (st *Store) SearchSettlements(ctx context.Context, f settlement.Filter) ([]
 // SearchWithdrawals returns one page of the withdrawals f's viewer may see matching f (its
 // own, those at its venues) and the number of all matches: one find and one count.
 func (st *Store) SearchWithdrawals(ctx context.Context, f withdrawal.Filter) ([]withdrawal.Withdrawal, int64, error) {
-	scope := bson.A{bson.D{{Key: "companyId", Value: f.CompanyID}}}
-	if len(f.Venues) > 0 {
-		scope = append(scope, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: f.Venues}}}})
-	}
-	and := bson.A{bson.D{{Key: "$or", Value: scope}}}
+	and := bson.A{visibleTo(f.CompanyID, f.Venues)}
 	and = mongodb.AppendIn(and, "_id", f.TransferIDs)
 	and = mongodb.AppendIn(and, "walletId", f.WalletIDs)
 	and = mongodb.AppendIn(and, "status", f.Statuses)
@@ -215,6 +207,19 @@ func (st *Store) SearchWithdrawals(ctx context.Context, f withdrawal.Filter) ([]
 		return nil, 0, fmt.Errorf("search withdrawals: %w", err)
 	}
 	return convert(docs, withdrawalDoc.withdrawal), total, nil
+}
+
+// visibleTo is the scope of a search: the documents of company, those at the venues it
+// operates, and those the other conditions name.
+func visibleTo(company string, venues []string, also ...bson.D) bson.D {
+	scope := bson.A{bson.D{{Key: "companyId", Value: company}}}
+	for _, c := range also {
+		scope = append(scope, c)
+	}
+	if len(venues) > 0 {
+		scope = append(scope, bson.D{{Key: "venueId", Value: bson.D{{Key: "$in", Value: venues}}}})
+	}
+	return bson.D{{Key: "$or", Value: scope}}
 }
 
 // searchPage finds one page of col's documents matching filter, sorted by the page's key

@@ -44,7 +44,7 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	// The execution outlives a caller who disconnects: the sweeper would finish it otherwise.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), executeTimeout)
 	defer cancel()
-	venues, err := e.venues(ctx, r.CompanyID)
+	venues, err := e.venues(ctx, r)
 	if err != nil {
 		e.logger.Warn("execution postponed: company record unreadable", "request_id", r.ID, "error", err.Error())
 		return r
@@ -73,11 +73,15 @@ func (e *Executor) Run(ctx context.Context, r servicedesk.Request) servicedesk.R
 	return updated
 }
 
-// venues reads the venues the company operates now (none for a company without a record):
-// a company that stopped operating a venue no longer acts for it, even on a request made
-// before.
-func (e *Executor) venues(ctx context.Context, companyID string) ([]string, error) {
-	c, err := e.store.Company(ctx, companyID)
+// venues reads, for a venue's service (servicedesk.Service.VenueOnly), the venues the
+// company operates now (none for a company without a record): a company that stopped
+// operating a venue no longer acts for it, even on a request made before. Other services
+// act for no venue, and read nothing.
+func (e *Executor) venues(ctx context.Context, r servicedesk.Request) ([]string, error) {
+	if !slices.ContainsFunc(servicedesk.Catalog(), func(s servicedesk.Service) bool { return s.ID == r.ServiceID && s.VenueOnly }) {
+		return nil, nil
+	}
+	c, err := e.store.Company(ctx, r.CompanyID)
 	if errors.Is(err, apperr.ErrNotFound) {
 		return nil, nil
 	}
