@@ -8,7 +8,9 @@ MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
 GO_PACKAGES := ./proto/... ./services/... ./gateway/... ./deploy/local/... ./deploy/bench/...
 TEST_FLAGS ?= -count=1 -timeout=15m
 # buf breaking compares the contracts against this git ref (CI sets it to the last landed commit).
-BREAKING_AGAINST ?= .git\#branch=main
+BREAKING_REF ?= main
+# Third-party protos our annotations import, fetched or derived by proto-deps (never committed).
+THIRD_PARTY := .gen/third_party
 
 .PHONY: help
 help: ## List the targets.
@@ -32,9 +34,26 @@ fuzz: ## Run each fuzz target for FUZZ_TIME (CI runs them bounded).
 	  go test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZ_TIME) "$${t%%:*}"
 	done
 
+node_modules/.installed: package.json package-lock.json
+	npm ci --ignore-scripts
+	touch $@
+
+.PHONY: proto-deps
+proto-deps: node_modules/.installed ## Place the pinned third-party protos in .gen/third_party.
+	rm -rf $(THIRD_PARTY)
+	mkdir -p $(THIRD_PARTY)/google/api $(THIRD_PARTY)/openapiv3
+	# google.api: the npm package google-proto-files (version in package-lock.json).
+	cp node_modules/google-proto-files/google/api/{annotations,http,field_behavior}.proto $(THIRD_PARTY)/google/api/
+	# openapi.v3: the files of the gnostic Go module the tools module pins.
+	gnostic="$$(cd tools && go mod download github.com/google/gnostic && go list -m -f '{{.Dir}}' github.com/google/gnostic)"
+	cp "$$gnostic"/openapiv3/{annotations,OpenAPIv3}.proto $(THIRD_PARTY)/openapiv3/
+	# buf.validate: printed from the descriptor its pinned Go package embeds.
+	go run ./tools/cmd/protodeps $(THIRD_PARTY)
+	chmod -R u+w $(THIRD_PARTY)
+
 .PHONY: generate
-generate: ## Regenerate the Go, gRPC, gateway code and the OpenAPI document from proto/.
-	go tool buf format -w
+generate: proto-deps ## Regenerate the Go, gRPC, gateway code and the OpenAPI document from proto/.
+	go tool buf format -w proto
 	go tool buf generate
 
 .PHONY: check-generated
@@ -46,10 +65,16 @@ check-generated: generate ## Fail when regenerating changes a committed file.
 	fi
 
 .PHONY: lint
-lint: ## buf lint, buf format, buf breaking, gofmt and go vet.
+lint: proto-deps ## buf lint, buf format, buf breaking, gofmt and go vet.
 	go tool buf lint
-	go tool buf format --diff --exit-code
-	go tool buf breaking --against '$(BREAKING_AGAINST)'
+	go tool buf format --diff --exit-code proto
+	# The contracts at BREAKING_REF, built with today's third-party protos (they are not in git).
+	against="$$(mktemp -d)"
+	trap 'git worktree remove --force "$$against/tree" >/dev/null 2>&1 || true; rm -rf "$$against"' EXIT
+	git worktree add --detach -q "$$against/tree" '$(BREAKING_REF)'
+	mkdir -p "$$against/tree/.gen" && cp -r $(THIRD_PARTY) "$$against/tree/.gen/"
+	(cd "$$against/tree" && go tool buf build proto -o "$$against/image.binpb")
+	go tool buf breaking proto --against "$$against/image.binpb"
 	test -z "$$(gofmt -l proto services gateway deploy)" || { gofmt -l proto services gateway deploy; exit 1; }
 	go vet $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go vet ./...

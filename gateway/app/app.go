@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/internal/auth"
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/httperr"
@@ -73,7 +72,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 	if err != nil {
 		return nil, fmt.Errorf("PRINCIPAL_PRIVATE_KEY_FILE: %w", err)
 	}
-	table, err := routes.Parse(gateway.RulesYAML)
+	table, err := routes.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/app"
 	"github.com/zcustody/suite/gateway/internal/routes"
 	"github.com/zcustody/suite/services/testdb"
@@ -154,7 +153,7 @@ func holdSlot(t *testing.T, api, metricsURL string) net.Conn {
 // if the exposition mentions any of the raw path parts.
 func checkRouteLabels(t *testing.T, body string, raw ...string) {
 	t.Helper()
-	table, err := routes.Parse(gateway.RulesYAML)
+	table, err := routes.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,24 +31,6 @@ import (
 	"github.com/zcustody/suite/services/principal"
 )
 
-// SubmitterSelectors are the methods whose contract endpoint sends submitter-id
-// (endpoints 1, 2, 5, 6, 7, 8, 10, 12 and 13, and the lifecycle extensions, whose actor is a
-// user): the header is required there.
-var SubmitterSelectors = []string{
-	"servicedesk.v1.ServicedeskService.GetPendingRequest",
-	"servicedesk.v1.ServicedeskService.ApproveRequest",
-	"servicedesk.v1.ServicedeskService.CancelRequest",
-	"servicedesk.v1.ServicedeskService.SearchRequests",
-	"trading.v1.TradingService.SearchWallets",
-	"servicedesk.v1.ServicedeskService.CreateRequest",
-	"servicedesk.v1.ServicedeskService.ListProducts",
-	"trading.v1.TradingService.ListVaultAddresses",
-	"interchange.v1.InterchangeService.ListSettlementWalletAddresses",
-	"servicedesk.v1.ServicedeskService.GetAuditTrail",
-	"custody.v1.CustodyService.ListLedgerFees",
-	"custody.v1.CustodyService.ActivateTrustline",
-}
-
 // Authenticator is the authentication middleware.
 type Authenticator struct {
 	Identity *IdentityCache
@@ -178,7 +160,7 @@ func (a *Authenticator) principalFor(r *http.Request, caller *servicedeskv1.GetC
 	p := principal.Principal{Kind: principal.KindCompany, CompanyID: c.GetId(), CompanyName: c.GetName(), VenueIDs: c.GetVenueIds()}
 	route, known := a.Routes.Match(r.Method, r.URL.Path)
 	if submitter == "" {
-		if known && slices.Contains(SubmitterSelectors, route.Selector) {
+		if known && route.SubmitterRequired {
 			return p, failure{msg: "missing header: submitter-id"}
 		}
 		return p, nil

@@ -23,7 +23,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/internal/auth"
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/routes"
@@ -173,7 +172,7 @@ func newFixture(t *testing.T) *fixture {
 			"maker@zrsa.example": {Email: "maker@zrsa.example", CompanyId: "ZRSA", Active: true, Roles: []string{principal.RoleChecker}},
 		},
 	}
-	table, err := routes.Parse(gateway.RulesYAML)
+	table, err := routes.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

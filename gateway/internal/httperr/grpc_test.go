@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/internal/httperr"
 	"github.com/zcustody/suite/gateway/internal/routes"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
@@ -282,7 +281,7 @@ func TestErrorHandler(t *testing.T) {
 // routing error handler, as the gateway does.
 func contractMux(t *testing.T) *runtime.ServeMux {
 	t.Helper()
-	table, err := routes.Parse(gateway.RulesYAML)
+	table, err := routes.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,57 +8,62 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
-	"github.com/zcustody/suite/gateway"
 	"github.com/zcustody/suite/gateway/internal/routes"
 )
 
 func table(t *testing.T) *routes.Table {
 	t.Helper()
-	tab, err := routes.Parse(gateway.RulesYAML)
+	tab, err := routes.Load()
 	if err != nil {
-		t.Fatalf("Parse(RulesYAML): %v", err)
+		t.Fatalf("Load: %v", err)
 	}
 	return tab
 }
 
 // route is a Route without its compiled pattern.
-type route struct{ Method, Template, Selector string }
+type route struct {
+	Method, Template, Selector, OperationID string
+	SubmitterRequired                       bool
+}
 
-func TestParseRulesFile(t *testing.T) {
+// TestLoadFromProtos checks the routes read from the protos' google.api.http options: the
+// contract's fifteen endpoints and the extensions, each with its published operation name and
+// whether submitter-id is required (endpoints 1, 2, 5, 6, 7, 8, 10, 12 and 13, and the
+// lifecycle extensions, whose actor is a user).
+func TestLoadFromProtos(t *testing.T) {
 	t.Parallel()
 	want := []route{
-		// The contract's fifteen endpoints, in the rule file's order with the extensions.
-		{"POST", "/v3/api/servicedesk/requests", "servicedesk.v1.ServicedeskService.SearchRequests"},
-		{"POST", "/v3/api/trading/wallets", "trading.v1.TradingService.SearchWallets"},
-		{"POST", "/v3/api/trading/wallets/history", "trading.v1.TradingService.ListWalletHistory"},
-		{"POST", "/v3/api/interchange/settlement/create", "interchange.v1.InterchangeService.CreateSettlement"},
-		{"POST", "/v2/api/core/wallets/{wallet_id}/action", "custody.v1.CustodyService.ActOnLegacyWallet"},
-		{"POST", "/v3/api/servicedesk/create", "servicedesk.v1.ServicedeskService.CreateRequest"},
-		{"POST", "/v3/api/servicedesk/products", "servicedesk.v1.ServicedeskService.ListProducts"},
-		{"POST", "/v3/api/trading/vaults/addresses", "trading.v1.TradingService.ListVaultAddresses"},
-		{"POST", "/v3/api/interchange/settlement/wallet/addresses", "interchange.v1.InterchangeService.ListSettlementWalletAddresses"},
-		{"POST", "/v3/api/interchange/settlement/wallet/whitelisted/address", "interchange.v1.InterchangeService.ListWhitelistedAddresses"},
-		{"POST", "/v3/api/servicedesk/audit-trail", "servicedesk.v1.ServicedeskService.GetAuditTrail"},
-		// Extensions of the service-request lifecycle (DESIGN.md §7).
-		{"POST", "/v3/api/servicedesk/pending", "servicedesk.v1.ServicedeskService.GetPendingRequest"},
-		{"POST", "/v3/api/servicedesk/approve", "servicedesk.v1.ServicedeskService.ApproveRequest"},
-		{"POST", "/v3/api/servicedesk/cancel", "servicedesk.v1.ServicedeskService.CancelRequest"},
-		{"POST", "/v3/api/interchange/withdrawal/confirm", "interchange.v1.InterchangeService.ConfirmWithdrawal"},
-		{"POST", "/v3/api/interchange/settlement/status", "interchange.v1.InterchangeService.GetSettlementStatus"},
-		{"POST", "/v3/api/interchange/settlement/search", "interchange.v1.InterchangeService.SearchSettlements"},
-		{"POST", "/v3/api/interchange/withdrawal/search", "interchange.v1.InterchangeService.SearchWithdrawals"},
-		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees"},
-		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline"},
-		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets"},
-		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation"},
-		{"POST", "/v3/api/compliance/vasps/search", "compliance.v1.ComplianceService.SearchVasps"},
+		// Sorted by path template, then method.
+		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets", "returnAllWallets", false},
+		{"POST", "/v2/api/core/wallets/{wallet_id}/action", "custody.v1.CustodyService.ActOnLegacyWallet", "approveOrRejectWallet", false},
+		{"POST", "/v3/api/compliance/vasps/search", "compliance.v1.ComplianceService.SearchVasps", "searchVasps", false},
+		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation", "activateOrDeactivateVasp", false},
+		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees", "retrieveLedgerFees", true},
+		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline", "createStellarTrustline", true},
+		{"POST", "/v3/api/interchange/settlement/create", "interchange.v1.InterchangeService.CreateSettlement", "createSettlementInstruction", false},
+		{"POST", "/v3/api/interchange/settlement/search", "interchange.v1.InterchangeService.SearchSettlements", "searchSettlements", false},
+		{"POST", "/v3/api/interchange/settlement/status", "interchange.v1.InterchangeService.GetSettlementStatus", "getSettlementStatus", false},
+		{"POST", "/v3/api/interchange/settlement/wallet/addresses", "interchange.v1.InterchangeService.ListSettlementWalletAddresses", "listSettlementWalletAddresses", true},
+		{"POST", "/v3/api/interchange/settlement/wallet/whitelisted/address", "interchange.v1.InterchangeService.ListWhitelistedAddresses", "listWhitelistedAddresses", false},
+		{"POST", "/v3/api/interchange/withdrawal/confirm", "interchange.v1.InterchangeService.ConfirmWithdrawal", "confirmOrRejectWithdrawal", false},
+		{"POST", "/v3/api/interchange/withdrawal/search", "interchange.v1.InterchangeService.SearchWithdrawals", "searchWithdrawals", false},
+		{"POST", "/v3/api/servicedesk/approve", "servicedesk.v1.ServicedeskService.ApproveRequest", "approveServiceRequest", true},
+		{"POST", "/v3/api/servicedesk/audit-trail", "servicedesk.v1.ServicedeskService.GetAuditTrail", "retrieveAuditTrail", true},
+		{"POST", "/v3/api/servicedesk/cancel", "servicedesk.v1.ServicedeskService.CancelRequest", "cancelServiceRequest", true},
+		{"POST", "/v3/api/servicedesk/create", "servicedesk.v1.ServicedeskService.CreateRequest", "createServiceRequest", true},
+		{"POST", "/v3/api/servicedesk/pending", "servicedesk.v1.ServicedeskService.GetPendingRequest", "getPendingServiceRequest", true},
+		{"POST", "/v3/api/servicedesk/products", "servicedesk.v1.ServicedeskService.ListProducts", "retrieveProductsAndServices", true},
+		{"POST", "/v3/api/servicedesk/requests", "servicedesk.v1.ServicedeskService.SearchRequests", "searchServiceRequests", true},
+		{"POST", "/v3/api/trading/vaults/addresses", "trading.v1.TradingService.ListVaultAddresses", "listVaultAddresses", true},
+		{"POST", "/v3/api/trading/wallets", "trading.v1.TradingService.SearchWallets", "searchTradingWallets", true},
+		{"POST", "/v3/api/trading/wallets/history", "trading.v1.TradingService.ListWalletHistory", "listTradingWalletHistory", false},
 	}
 	var got []route
 	for _, r := range table(t).Routes() {
-		got = append(got, route{r.Method, r.Template, r.Selector})
+		got = append(got, route{r.Method, r.Template, r.Selector, r.OperationID, r.SubmitterRequired})
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Parse(RulesYAML) routes mismatch (-want +got):\n%s", diff)
+		t.Errorf("Load() routes mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -161,41 +166,34 @@ func TestAllowed(t *testing.T) {
 
 func TestAllowedSeveralMethods(t *testing.T) {
 	t.Parallel()
-	tab, err := routes.Parse([]byte(`
-http:
-  rules:
-    - selector: a.v1.A.Put
-      put: /v1/things/{id}
-    - selector: a.v1.A.Get
-      get: /v1/things/{id}
-    - selector: a.v1.A.Delete
-      delete: /v1/things/{id}
-`))
+	tab, err := routes.New(
+		routes.Route{Method: "PUT", Template: "/v1/things/{id}", Selector: "a.v1.A.Put"},
+		routes.Route{Method: "GET", Template: "/v1/things/{id}", Selector: "a.v1.A.Get"},
+		routes.Route{Method: "DELETE", Template: "/v1/things/{id}", Selector: "a.v1.A.Delete"},
+	)
 	if err != nil {
-		t.Fatalf("Parse: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	if diff := cmp.Diff([]string{"DELETE", "GET", "PUT"}, tab.Allowed("/v1/things/7")); diff != "" {
 		t.Errorf("Allowed mismatch (-want +got):\n%s", diff)
 	}
 }
 
-func TestParseErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		give string
+		give []routes.Route
 	}{
-		{name: "bad yaml", give: "http:\n  rules: [\n"},
-		{name: "not a rule list", give: "http:\n  rules: 3\n"},
-		{name: "empty file", give: ""},
-		{name: "no rules", give: "type: google.api.Service\nhttp:\n  rules: []\n"},
-		{name: "rules without a method", give: "http:\n  rules:\n    - selector: a.v1.A.B\n      body: \"*\"\n"},
+		{name: "no routes", give: nil},
+		{name: "no method", give: []routes.Route{{Template: "/v1/x", Selector: "a.v1.A.B"}}},
+		{name: "relative template", give: []routes.Route{{Method: "POST", Template: "v1/x", Selector: "a.v1.A.B"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := routes.Parse([]byte(tt.give)); err == nil {
-				t.Errorf("Parse(%q) succeeded, want an error", tt.give)
+			if _, err := routes.New(tt.give...); err == nil {
+				t.Errorf("New(%v) succeeded, want an error", tt.give)
 			}
 		})
 	}

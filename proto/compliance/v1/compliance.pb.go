@@ -9,7 +9,9 @@
 package compliancev1
 
 import (
+	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -393,7 +395,7 @@ var File_compliance_v1_compliance_proto protoreflect.FileDescriptor
 
 const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x16common/v1/common.proto\"\x9e\x02\n" +
+	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x9e\x02\n" +
 	"\x12SearchVaspsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
 	"\x05names\x18\x02 \x03(\tR\x05names\x12.\n" +
@@ -422,10 +424,22 @@ const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\tvasp_name\x18\x02 \x01(\tR\bvaspName\x12\x14\n" +
 	"\x05valid\x18\x03 \x01(\bR\x05valid\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x04 \x01(\tR\tupdatedAt2\xd1\x01\n" +
-	"\x11ComplianceService\x12f\n" +
-	"\x11SetVaspActivation\x12'.compliance.v1.SetVaspActivationRequest\x1a(.compliance.v1.SetVaspActivationResponse\x12T\n" +
-	"\vSearchVasps\x12!.compliance.v1.SearchVaspsRequest\x1a\".compliance.v1.SearchVaspsResponseB<Z:github.com/zcustody/suite/proto/compliance/v1;compliancev1b\x06proto3"
+	"updated_at\x18\x04 \x01(\tR\tupdatedAt2\xbe\x04\n" +
+	"\x11ComplianceService\x12\xe1\x02\n" +
+	"\x11SetVaspActivation\x12'.compliance.v1.SetVaspActivationRequest\x1a(.compliance.v1.SetVaspActivationResponse\"\xf8\x01\xbaG\xb9\x01\n" +
+	"\n" +
+	"compliance\x12\x1dActivate or deactivate a VASP*\x18activateOrDeactivateVasp2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerBX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x025\"3/v3/api/compliance/vasps/{vasp_id}/activate/{valid}\x12\xc4\x01\n" +
+	"\vSearchVasps\x12!.compliance.v1.SearchVaspsRequest\x1a\".compliance.v1.SearchVaspsResponse\"n\xbaGA\n" +
+	"\n" +
+	"compliance\x12\fSearch VASPs*\vsearchVasps2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v3/api/compliance/vasps/searchB<Z:github.com/zcustody/suite/proto/compliance/v1;compliancev1b\x06proto3"
 
 var (
 	file_compliance_v1_compliance_proto_rawDescOnce sync.Once

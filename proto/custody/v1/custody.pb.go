@@ -9,7 +9,9 @@
 package custodyv1
 
 import (
+	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -997,7 +999,7 @@ var File_custody_v1_custody_proto protoreflect.FileDescriptor
 const file_custody_v1_custody_proto_rawDesc = "" +
 	"\n" +
 	"\x18custody/v1/custody.proto\x12\n" +
-	"custody.v1\x1a\x16common/v1/common.proto\"\x17\n" +
+	"custody.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x17\n" +
 	"\x15ListLedgerFeesRequest\"E\n" +
 	"\x16ListLedgerFeesResponse\x12+\n" +
 	"\x05items\x18\x01 \x03(\v2\x15.custody.v1.LedgerFeeR\x05items\"\x9b\x02\n" +
@@ -1072,12 +1074,32 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tdomain_id\x18\x02 \x01(\tR\bdomainId\"+\n" +
 	"\x19ActOnLegacyWalletResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id2\x8f\x03\n" +
-	"\x0eCustodyService\x12W\n" +
-	"\x0eListLedgerFees\x12!.custody.v1.ListLedgerFeesRequest\x1a\".custody.v1.ListLedgerFeesResponse\x12`\n" +
-	"\x11ActivateTrustline\x12$.custody.v1.ActivateTrustlineRequest\x1a%.custody.v1.ActivateTrustlineResponse\x12`\n" +
-	"\x11ListLegacyWallets\x12$.custody.v1.ListLegacyWalletsRequest\x1a%.custody.v1.ListLegacyWalletsResponse\x12`\n" +
-	"\x11ActOnLegacyWallet\x12$.custody.v1.ActOnLegacyWalletRequest\x1a%.custody.v1.ActOnLegacyWalletResponseB6Z4github.com/zcustody/suite/proto/custody/v1;custodyv1b\x06proto3"
+	"\x02id\x18\x01 \x01(\tR\x02id2\xff\b\n" +
+	"\x0eCustodyService\x12\xe0\x01\n" +
+	"\x0eListLedgerFees\x12!.custody.v1.ListLedgerFeesRequest\x1a\".custody.v1.ListLedgerFeesResponse\"\x86\x01\xbaG\\\n" +
+	"\acustody\x12!Retrieve ledger fees per currency*\x12retrieveLedgerFees2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x02!\"\x1f/v3/api/custody/currencies/fees\x12\xe8\x02\n" +
+	"\x11ActivateTrustline\x12$.custody.v1.ActivateTrustlineRequest\x1a%.custody.v1.ActivateTrustlineResponse\"\x85\x02\xbaG\xbf\x01\n" +
+	"\acustody\x12&Create a trustline for a Stellar asset*\x16createStellarTrustline2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02<\":/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}\x12\xcc\x01\n" +
+	"\x11ListLegacyWallets\x12$.custody.v1.ListLegacyWalletsRequest\x1a%.custody.v1.ListLegacyWalletsResponse\"j\xbaGK\n" +
+	"\x04core\x12\x17Return all wallets (v2)*\x10returnAllWallets2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02\x16\x12\x14/v2/api/core/wallets\x12\xcf\x02\n" +
+	"\x11ActOnLegacyWallet\x12$.custody.v1.ActOnLegacyWalletRequest\x1a%.custody.v1.ActOnLegacyWalletResponse\"\xec\x01\xbaG\xb6\x01\n" +
+	"\x04core\x12#Approve or reject a new wallet (v2)*\x15approveOrRejectWallet2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerBX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02,:\x01*\"'/v2/api/core/wallets/{wallet_id}/actionB6Z4github.com/zcustody/suite/proto/custody/v1;custodyv1b\x06proto3"
 
 var (
 	file_custody_v1_custody_proto_rawDescOnce sync.Once

@@ -9,7 +9,9 @@
 package interchangev1
 
 import (
+	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -1771,7 +1773,7 @@ var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
-	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x16common/v1/common.proto\"P\n" +
+	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"P\n" +
 	"\x1aGetSettlementStatusRequest\x122\n" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\"\xcf\x01\n" +
 	"\x1bGetSettlementStatusResponse\x122\n" +
@@ -1924,15 +1926,46 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"updated_at\x18\r \x01(\tR\tupdatedAt\x12\x1d\n" +
 	"\n" +
 	"decided_at\x18\x0e \x01(\tR\tdecidedAt\x12\x1c\n" +
-	"\tcompleted\x18\x0f \x01(\bR\tcompleted2\xb7\x06\n" +
-	"\x12InterchangeService\x12e\n" +
-	"\x10CreateSettlement\x12'.interchange.v1.CreateSettlementRequest\x1a(.interchange.v1.CreateSettlementResponse\x12\x8c\x01\n" +
-	"\x1dListSettlementWalletAddresses\x124.interchange.v1.ListSettlementWalletAddressesRequest\x1a5.interchange.v1.ListSettlementWalletAddressesResponse\x12}\n" +
-	"\x18ListWhitelistedAddresses\x12/.interchange.v1.ListWhitelistedAddressesRequest\x1a0.interchange.v1.ListWhitelistedAddressesResponse\x12h\n" +
-	"\x11ConfirmWithdrawal\x12(.interchange.v1.ConfirmWithdrawalRequest\x1a).interchange.v1.ConfirmWithdrawalResponse\x12n\n" +
-	"\x13GetSettlementStatus\x12*.interchange.v1.GetSettlementStatusRequest\x1a+.interchange.v1.GetSettlementStatusResponse\x12h\n" +
-	"\x11SearchSettlements\x12(.interchange.v1.SearchSettlementsRequest\x1a).interchange.v1.SearchSettlementsResponse\x12h\n" +
-	"\x11SearchWithdrawals\x12(.interchange.v1.SearchWithdrawalsRequest\x1a).interchange.v1.SearchWithdrawalsResponseB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
+	"\tcompleted\x18\x0f \x01(\bR\tcompleted2\x9b\x11\n" +
+	"\x12InterchangeService\x12\xdb\x02\n" +
+	"\x10CreateSettlement\x12'.interchange.v1.CreateSettlementRequest\x1a(.interchange.v1.CreateSettlementResponse\"\xf3\x01\xbaG\xbf\x01\n" +
+	"\vinterchange\x12\x1fCreate a settlement instruction*\x1bcreateSettlementInstruction2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerBX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/interchange/settlement/create\x12\xc0\x02\n" +
+	"\x1dListSettlementWalletAddresses\x124.interchange.v1.ListSettlementWalletAddressesRequest\x1a5.interchange.v1.ListSettlementWalletAddressesResponse\"\xb1\x01\xbaGt\n" +
+	"\vinterchange\x12*List generated settlement wallet addresses*\x1dlistSettlementWalletAddresses2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x024:\x01*\"//v3/api/interchange/settlement/wallet/addresses\x12\xb0\x02\n" +
+	"\x18ListWhitelistedAddresses\x12/.interchange.v1.ListWhitelistedAddressesRequest\x1a0.interchange.v1.ListWhitelistedAddressesResponse\"\xb0\x01\xbaGi\n" +
+	"\vinterchange\x12&List interchange whitelisted addresses*\x18listWhitelistedAddresses2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02>:\x01*\"9/v3/api/interchange/settlement/wallet/whitelisted/address\x12\xf1\x02\n" +
+	"\x11ConfirmWithdrawal\x12(.interchange.v1.ConfirmWithdrawalRequest\x1a).interchange.v1.ConfirmWithdrawalResponse\"\x86\x02\xbaG\xd1\x01\n" +
+	"\vinterchange\x123Confirm or reject a withdrawal from a trading vault*\x19confirmOrRejectWithdrawal2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerBX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02+:\x01*\"&/v3/api/interchange/withdrawal/confirm\x12\xbb\x02\n" +
+	"\x13GetSettlementStatus\x12*.interchange.v1.GetSettlementStatusRequest\x1a+.interchange.v1.GetSettlementStatusResponse\"\xca\x01\xbaG\x96\x01\n" +
+	"\vinterchange\x12*Get the status of a settlement instruction*\x13getSettlementStatus2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/interchange/settlement/status\x12\xf8\x01\n" +
+	"\x11SearchSettlements\x12(.interchange.v1.SearchSettlementsRequest\x1a).interchange.v1.SearchSettlementsResponse\"\x8d\x01\xbaGZ\n" +
+	"\vinterchange\x12\x1eSearch settlement instructions*\x11searchSettlements2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/interchange/settlement/search\x12\x83\x02\n" +
+	"\x11SearchWithdrawals\x12(.interchange.v1.SearchWithdrawalsRequest\x1a).interchange.v1.SearchWithdrawalsResponse\"\x98\x01\xbaGe\n" +
+	"\vinterchange\x12)Search withdrawals out of trading wallets*\x11searchWithdrawals2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/interchange/withdrawal/searchB>Z<github.com/zcustody/suite/proto/interchange/v1;interchangev1b\x06proto3"
 
 var (
 	file_interchange_v1_interchange_proto_rawDescOnce sync.Once

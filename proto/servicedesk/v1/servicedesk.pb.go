@@ -9,7 +9,9 @@
 package servicedeskv1
 
 import (
+	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -1673,7 +1675,7 @@ var File_servicedesk_v1_servicedesk_proto protoreflect.FileDescriptor
 
 const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
-	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"9\n" +
+	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"9\n" +
 	"\x18GetPendingRequestRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\"l\n" +
@@ -1822,15 +1824,54 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1c\n" +
 	"\ttimestamp\x18\x03 \x01(\tR\ttimestamp\x12!\n" +
-	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\x9c\x06\n" +
-	"\x12ServicedeskService\x12_\n" +
-	"\x0eSearchRequests\x12%.servicedesk.v1.SearchRequestsRequest\x1a&.servicedesk.v1.SearchRequestsResponse\x12\\\n" +
-	"\rCreateRequest\x12$.servicedesk.v1.CreateRequestRequest\x1a%.servicedesk.v1.CreateRequestResponse\x12Y\n" +
-	"\fListProducts\x12#.servicedesk.v1.ListProductsRequest\x1a$.servicedesk.v1.ListProductsResponse\x12\\\n" +
-	"\rGetAuditTrail\x12$.servicedesk.v1.GetAuditTrailRequest\x1a%.servicedesk.v1.GetAuditTrailResponse\x12h\n" +
-	"\x11GetPendingRequest\x12(.servicedesk.v1.GetPendingRequestRequest\x1a).servicedesk.v1.GetPendingRequestResponse\x12_\n" +
-	"\x0eApproveRequest\x12%.servicedesk.v1.ApproveRequestRequest\x1a&.servicedesk.v1.ApproveRequestResponse\x12\\\n" +
-	"\rCancelRequest\x12$.servicedesk.v1.CancelRequestRequest\x1a%.servicedesk.v1.CancelRequestResponse\x12e\n" +
+	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\xb0\x11\n" +
+	"\x12ServicedeskService\x12\xe5\x01\n" +
+	"\x0eSearchRequests\x12%.servicedesk.v1.SearchRequestsRequest\x1a&.servicedesk.v1.SearchRequestsResponse\"\x83\x01\xbaGY\n" +
+	"\vservicedesk\x12\x17Search service requests*\x15searchServiceRequests2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v3/api/servicedesk/requests\x12\xbb\x02\n" +
+	"\rCreateRequest\x12$.servicedesk.v1.CreateRequestRequest\x1a%.servicedesk.v1.CreateRequestResponse\"\xdc\x01\xbaG\xb3\x01\n" +
+	"\vservicedesk\x12\x18Create a service request*\x14createServiceRequest2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v3/api/servicedesk/create\x12\xec\x01\n" +
+	"\fListProducts\x12#.servicedesk.v1.ListProductsRequest\x1a$.servicedesk.v1.ListProductsResponse\"\x90\x01\xbaGf\n" +
+	"\vservicedesk\x12\x1eRetrieve products and services*\x1bretrieveProductsAndServices2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v3/api/servicedesk/products\x12\x96\x02\n" +
+	"\rGetAuditTrail\x12$.servicedesk.v1.GetAuditTrailRequest\x1a%.servicedesk.v1.GetAuditTrailResponse\"\xb7\x01\xbaG\x81\x01\n" +
+	"\vservicedesk\x12\x14Retrieve audit trail*\x12retrieveAuditTrail2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02,:\x01*b\x06trails\"\x1f/v3/api/servicedesk/audit-trail\x12\xef\x02\n" +
+	"\x11GetPendingRequest\x12(.servicedesk.v1.GetPendingRequestRequest\x1a).servicedesk.v1.GetPendingRequestResponse\"\x84\x02\xbaG\xda\x01\n" +
+	"\vservicedesk\x12;Get the object a user must sign to act on a service request*\x18getPendingServiceRequest2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v3/api/servicedesk/pending\x12\xd4\x02\n" +
+	"\x0eApproveRequest\x12%.servicedesk.v1.ApproveRequestRequest\x1a&.servicedesk.v1.ApproveRequestResponse\"\xf2\x01\xbaG\xc8\x01\n" +
+	"\vservicedesk\x12,Confirm, approve or reject a service request*\x15approveServiceRequest2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v3/api/servicedesk/approve\x12\xbb\x02\n" +
+	"\rCancelRequest\x12$.servicedesk.v1.CancelRequestRequest\x1a%.servicedesk.v1.CancelRequestResponse\"\xdc\x01\xbaG\xb3\x01\n" +
+	"\vservicedesk\x12\x18Cancel a service request*\x14cancelServiceRequest2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v3/api/servicedesk/cancel\x12e\n" +
 	"\x10VerifyAuditTrail\x12'.servicedesk.v1.VerifyAuditTrailRequest\x1a(.servicedesk.v1.VerifyAuditTrailResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
 
 var (

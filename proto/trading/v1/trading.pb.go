@@ -9,7 +9,9 @@
 package tradingv1
 
 import (
+	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -914,7 +916,7 @@ var File_trading_v1_trading_proto protoreflect.FileDescriptor
 const file_trading_v1_trading_proto_rawDesc = "" +
 	"\n" +
 	"\x18trading/v1/trading.proto\x12\n" +
-	"trading.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\"\xf2\x01\n" +
+	"trading.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\xf2\x01\n" +
 	"\x18ListWalletHistoryRequest\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1a\n" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x12\n" +
@@ -1005,11 +1007,22 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x12_pagination_offset\"e\n" +
 	"\x1aListVaultAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total2\xad\x02\n" +
-	"\x0eTradingService\x12T\n" +
-	"\rSearchWallets\x12 .trading.v1.SearchWalletsRequest\x1a!.trading.v1.SearchWalletsResponse\x12c\n" +
-	"\x12ListVaultAddresses\x12%.trading.v1.ListVaultAddressesRequest\x1a&.trading.v1.ListVaultAddressesResponse\x12`\n" +
-	"\x11ListWalletHistory\x12$.trading.v1.ListWalletHistoryRequest\x1a%.trading.v1.ListWalletHistoryResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
+	"\x05total\x18\x02 \x01(\x05R\x05total2\xfa\x05\n" +
+	"\x0eTradingService\x12\xce\x01\n" +
+	"\rSearchWallets\x12 .trading.v1.SearchWalletsRequest\x1a!.trading.v1.SearchWalletsResponse\"x\xbaGS\n" +
+	"\atrading\x12\x16Search trading wallets*\x14searchTradingWallets2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/v3/api/trading/wallets\x12\xed\x01\n" +
+	"\x12ListVaultAddresses\x12%.trading.v1.ListVaultAddressesRequest\x1a&.trading.v1.ListVaultAddressesResponse\"\x87\x01\xbaGY\n" +
+	"\atrading\x12\x1eList generated vault addresses*\x12listVaultAddresses2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01\x82\xd3\xe4\x93\x02%:\x01*\" /v3/api/trading/vaults/addresses\x12\xa6\x02\n" +
+	"\x11ListWalletHistory\x12$.trading.v1.ListWalletHistoryRequest\x1a%.trading.v1.ListWalletHistoryResponse\"\xc3\x01\xbaG\x95\x01\n" +
+	"\atrading\x12(List a trading wallet's journal postings*\x18listTradingWalletHistory2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v3/api/trading/wallets/historyB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
 	file_trading_v1_trading_proto_rawDescOnce sync.Once
