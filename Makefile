@@ -55,6 +55,7 @@ proto-deps: node_modules/.installed ## Place the pinned third-party protos in .g
 generate: proto-deps ## Regenerate the Go, gRPC, gateway code and the OpenAPI document from proto/.
 	go tool buf format -w proto
 	go tool buf generate
+	go run ./tools/cmd/openapidoc -in .gen/openapi/openapi.yaml -out gateway/openapi
 
 .PHONY: check-generated
 check-generated: generate ## Fail when regenerating changes a committed file.
@@ -65,7 +66,7 @@ check-generated: generate ## Fail when regenerating changes a committed file.
 	fi
 
 .PHONY: lint
-lint: proto-deps ## buf lint, buf format, buf breaking, gofmt and go vet.
+lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linter, gofmt and go vet.
 	go tool buf lint
 	go tool buf format --diff --exit-code proto
 	# The contracts at BREAKING_REF, built with today's third-party protos (they are not in git).
@@ -75,6 +76,7 @@ lint: proto-deps ## buf lint, buf format, buf breaking, gofmt and go vet.
 	mkdir -p "$$against/tree/.gen" && cp -r $(THIRD_PARTY) "$$against/tree/.gen/"
 	(cd "$$against/tree" && go tool buf build proto -o "$$against/image.binpb")
 	go tool buf breaking proto --against "$$against/image.binpb"
+	npx --no-install redocly lint --config gateway/openapi/redocly.yaml gateway/openapi/openapi.yaml
 	test -z "$$(gofmt -l proto services gateway deploy)" || { gofmt -l proto services gateway deploy; exit 1; }
 	go vet $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go vet ./...

@@ -25,6 +25,10 @@ func (g *Gateway) routes(api http.Handler) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(gateway.OpenAPI)
 	})
+	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(gateway.OpenAPIYAML)
+	})
 	mux.Handle("/", api)
 	return mux
 }

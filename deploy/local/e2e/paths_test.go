@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/gateway"
 )
 
 // endpoint is one of the contract's fifteen method and path pairs, as a client calls it.
@@ -90,7 +92,21 @@ func TestOpenAPI(t *testing.T) {
 	if ct := r.header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type %q, want application/json", ct)
 	}
-	golden(t, "openapi.golden.json", r.body)
+	// The gateway serves the document the build generated (make check-generated keeps it
+	// current), as JSON and as YAML, without authentication.
+	if !bytes.Equal(r.body, gateway.OpenAPI) {
+		t.Errorf("/openapi.json is not the generated gateway/openapi/openapi.json")
+	}
+	var version struct {
+		OpenAPI string `json:"openapi"`
+	}
+	if err := json.Unmarshal(r.body, &version); err != nil || version.OpenAPI != "3.1.0" {
+		t.Errorf("openapi version %q (%v), want 3.1.0", version.OpenAPI, err)
+	}
+	ry := send(t, mustRequest(t, http.MethodGet, env.stack.GatewayURL+"/openapi.yaml"))
+	if ry.status != http.StatusOK || ry.header.Get("Content-Type") != "application/yaml" || !bytes.Equal(ry.body, gateway.OpenAPIYAML) {
+		t.Errorf("/openapi.yaml: status %d, Content-Type %q, generated document %t", ry.status, ry.header.Get("Content-Type"), bytes.Equal(ry.body, gateway.OpenAPIYAML))
+	}
 
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
@@ -138,6 +154,16 @@ func TestOpenAPI(t *testing.T) {
 			if len(op.Tags) != 1 || !slices.Contains(areas, op.Tags[0]) {
 				t.Errorf("%s %s is tagged %v, want one of the contract's areas", method, path, op.Tags)
 			}
+		}
+	}
+	// No tag, operationId or schema name names a gRPC package or service (issue 12 item 10).
+	for _, internal := range []string{
+		"common.v1", "servicedesk.v1", "trading.v1", "interchange.v1", "custody.v1", "compliance.v1", "plugin.v1",
+		"ServicedeskService", "TradingService", "InterchangeService", "CustodyService", "ComplianceService",
+		"IdentityService", "SettlementEngineService", "PluginService", "google.protobuf",
+	} {
+		if bytes.Contains(r.body, []byte(internal)) {
+			t.Errorf("openapi.json names %q", internal)
 		}
 	}
 }
