@@ -3,6 +3,7 @@ module github.com/zcustody/suite/proto
 go 1.26.7
 
 require (
+	buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go v1.36.12-20260825204119-511051f7f437.2
 	github.com/google/gnostic v0.7.1
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941

@@ -81,3 +81,45 @@ func TestReplayAcrossGateways(t *testing.T) {
 		t.Errorf("replay at the second replica refused with %q, want the reused identifier named", msg)
 	}
 }
+
+// TestFilterBounds: the bounds the document publishes for each filter are enforced (issue 12
+// item 2): the attack run's searches, each of which held the database for seconds, are refused
+// at once with ER-103 naming the field; a search at the bounds still answers.
+func TestFilterBounds(t *testing.T) {
+	t.Parallel()
+	values := func(n, size int) string {
+		v := make([]string, n)
+		for i := range v {
+			v[i] = `"` + strings.Repeat("d", size) + `"`
+		}
+		return "[" + strings.Join(v, ",") + "]"
+	}
+	tests := []struct {
+		name, path, body, wantField string
+	}{
+		{name: "60 details of 16,000 characters", path: "/v3/api/servicedesk/requests", body: `{"details":` + values(60, 16000) + `}`, wantField: "details"},
+		{name: "1,000 details of 900 characters", path: "/v3/api/servicedesk/requests", body: `{"details":` + values(1000, 900) + `}`, wantField: "details"},
+		{name: "one detail of 257 characters", path: "/v3/api/servicedesk/requests", body: `{"details":` + values(1, 257) + `}`, wantField: "details[0]"},
+		{name: "an id of 129 characters", path: "/v3/api/trading/wallets", body: `{"ids":` + values(1, 129) + `}`, wantField: "ids[0]"},
+		{name: "51 wallet names", path: "/v3/api/trading/wallets", body: `{"names":` + values(51, 4) + `}`, wantField: "names"},
+		{name: "101 audit-trail ids", path: "/v3/api/servicedesk/audit-trail", body: `{"requestIds":` + values(101, 8) + `}`, wantField: "requestIds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, tt.path, []byte(tt.body))
+			msg := wantError(t, r, http.StatusBadRequest, "ER-103")
+			if !strings.HasPrefix(msg, tt.wantField+" ") {
+				t.Errorf("message %q, want it to name %s", msg, tt.wantField)
+			}
+		})
+	}
+	t.Run("at the bounds", func(t *testing.T) {
+		t.Parallel()
+		body := `{"details":` + values(50, 256) + `,"requestIds":` + values(1024, 8) + `,"paginationLimit":1024}`
+		r := do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, "/v3/api/servicedesk/requests", []byte(body))
+		if r.status != http.StatusOK {
+			t.Errorf("status %d, want 200; body %.300s", r.status, r.body)
+		}
+	})
+}

@@ -9,6 +9,7 @@
 package commonv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -595,10 +596,10 @@ var File_common_v1_common_proto protoreflect.FileDescriptor
 
 const file_common_v1_common_proto_rawDesc = "" +
 	"\n" +
-	"\x16common/v1/common.proto\x12\tcommon.v1\",\n" +
-	"\x04Sort\x12\x0e\n" +
-	"\x02by\x18\x01 \x01(\tR\x02by\x12\x14\n" +
-	"\x05order\x18\x02 \x01(\tR\x05order\";\n" +
+	"\x16common/v1/common.proto\x12\tcommon.v1\x1a\x1bbuf/validate/validate.proto\">\n" +
+	"\x04Sort\x12\x17\n" +
+	"\x02by\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02by\x12\x1d\n" +
+	"\x05order\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18\bR\x05order\";\n" +
 	"\vErrorObject\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\tR\x04code\"\xa2\x01\n" +

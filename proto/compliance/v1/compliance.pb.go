@@ -9,6 +9,7 @@
 package compliancev1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
@@ -395,13 +396,15 @@ var File_compliance_v1_compliance_proto protoreflect.FileDescriptor
 
 const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x9e\x02\n" +
-	"\x12SearchVaspsRequest\x12\x10\n" +
-	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
-	"\x05names\x18\x02 \x03(\tR\x05names\x12.\n" +
-	"\x13travel_rule_methods\x18\x03 \x03(\tR\x11travelRuleMethods\x12.\n" +
-	"\x10pagination_limit\x18\x04 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x05 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\xe6\x02\n" +
+	"\x12SearchVaspsRequest\x12\"\n" +
+	"\x03ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x03ids\x12%\n" +
+	"\x05names\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\x05names\x12>\n" +
+	"\x13travel_rule_methods\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\x11travelRuleMethods\x12:\n" +
+	"\x10pagination_limit\x18\x04 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x06 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"V\n" +
@@ -415,10 +418,10 @@ const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\fvasp_country\x18\x04 \x01(\tR\vvaspCountry\x12\x14\n" +
 	"\x05valid\x18\x05 \x01(\bR\x05valid\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\tR\tupdatedAt\"I\n" +
-	"\x18SetVaspActivationRequest\x12\x17\n" +
-	"\avasp_id\x18\x01 \x01(\tR\x06vaspId\x12\x14\n" +
-	"\x05valid\x18\x02 \x01(\tR\x05valid\"\x86\x01\n" +
+	"updated_at\x18\x06 \x01(\tR\tupdatedAt\"\\\n" +
+	"\x18SetVaspActivationRequest\x12!\n" +
+	"\avasp_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x06vaspId\x12\x1d\n" +
+	"\x05valid\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18\bR\x05valid\"\x86\x01\n" +
 	"\x19SetVaspActivationResponse\x12\x17\n" +
 	"\avasp_id\x18\x01 \x01(\tR\x06vaspId\x12\x1b\n" +
 	"\tvasp_name\x18\x02 \x01(\tR\bvaspName\x12\x14\n" +

@@ -9,6 +9,7 @@
 package custodyv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
@@ -999,7 +1000,7 @@ var File_custody_v1_custody_proto protoreflect.FileDescriptor
 const file_custody_v1_custody_proto_rawDesc = "" +
 	"\n" +
 	"\x18custody/v1/custody.proto\x12\n" +
-	"custody.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x17\n" +
+	"custody.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x17\n" +
 	"\x15ListLedgerFeesRequest\"E\n" +
 	"\x16ListLedgerFeesResponse\x12+\n" +
 	"\x05items\x18\x01 \x03(\v2\x15.custody.v1.LedgerFeeR\x05items\"\x9b\x02\n" +
@@ -1014,10 +1015,10 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x06weight\x18\a \x01(\tR\x06weight\x12,\n" +
 	"\x05error\x18\b \x01(\v2\x16.common.v1.ErrorObjectR\x05error\"\x1f\n" +
 	"\aFeeTier\x12\x14\n" +
-	"\x05value\x18\x01 \x03(\tR\x05value\"X\n" +
-	"\x18ActivateTrustlineRequest\x12\x1b\n" +
-	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
-	"\vcurrency_id\x18\x02 \x01(\tR\n" +
+	"\x05value\x18\x01 \x03(\tR\x05value\"k\n" +
+	"\x18ActivateTrustlineRequest\x12%\n" +
+	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x12(\n" +
+	"\vcurrency_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
 	"currencyId\"\xe0\x01\n" +
 	"\x19ActivateTrustlineResponse\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
@@ -1059,20 +1060,20 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x0eledger_balance\x18\b \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\t \x01(\tR\x11pendingOutBalance\x12,\n" +
 	"\x12pending_in_balance\x18\n" +
-	" \x01(\tR\x10pendingInBalance\"\x90\x01\n" +
-	"\x18ActOnLegacyWalletRequest\x12\x1b\n" +
-	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x129\n" +
-	"\arequest\x18\x02 \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12\x1c\n" +
-	"\tsignature\x18\x03 \x01(\tR\tsignature\"\xcb\x01\n" +
+	" \x01(\tR\x10pendingInBalance\"\xa4\x01\n" +
+	"\x18ActOnLegacyWalletRequest\x12%\n" +
+	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x129\n" +
+	"\arequest\x18\x02 \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12&\n" +
+	"\tsignature\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\tsignature\"\xf2\x01\n" +
 	"\x13WalletActionRequest\x12*\n" +
-	"\x06author\x18\x01 \x01(\v2\x12.custody.v1.AuthorR\x06author\x12(\n" +
-	"\x10target_domain_id\x18\x02 \x01(\tR\x0etargetDomainId\x12\x1b\n" +
-	"\tintent_id\x18\x03 \x01(\tR\bintentId\x12-\n" +
-	"\x12proposal_signature\x18\x04 \x01(\tR\x11proposalSignature\x12\x12\n" +
-	"\x04type\x18\x05 \x01(\tR\x04type\"5\n" +
-	"\x06Author\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\tdomain_id\x18\x02 \x01(\tR\bdomainId\"+\n" +
+	"\x06author\x18\x01 \x01(\v2\x12.custody.v1.AuthorR\x06author\x122\n" +
+	"\x10target_domain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0etargetDomainId\x12%\n" +
+	"\tintent_id\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bintentId\x127\n" +
+	"\x12proposal_signature\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\x11proposalSignature\x12\x1b\n" +
+	"\x04type\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18 R\x04type\"I\n" +
+	"\x06Author\x12\x18\n" +
+	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x02id\x12%\n" +
+	"\tdomain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bdomainId\"+\n" +
 	"\x19ActOnLegacyWalletResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id2\xff\b\n" +
 	"\x0eCustodyService\x12\xe0\x01\n" +

@@ -9,6 +9,7 @@
 package interchangev1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
@@ -1773,21 +1774,25 @@ var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
-	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"P\n" +
-	"\x1aGetSettlementStatusRequest\x122\n" +
-	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\"\xcf\x01\n" +
+	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"Y\n" +
+	"\x1aGetSettlementStatusRequest\x12;\n" +
+	"\x15settlement_request_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x13settlementRequestId\"\xcf\x01\n" +
 	"\x1bGetSettlementStatusResponse\x122\n" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
 	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
-	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xf3\x02\n" +
-	"\x18SearchSettlementsRequest\x124\n" +
-	"\x16settlement_request_ids\x18\x01 \x03(\tR\x14settlementRequestIds\x126\n" +
-	"\x17settlement_tracking_ids\x18\x02 \x03(\tR\x15settlementTrackingIds\x12\x1a\n" +
-	"\bstatuses\x18\x03 \x03(\tR\bstatuses\x12\x1b\n" +
-	"\tvenue_ids\x18\x04 \x03(\tR\bvenueIds\x12.\n" +
-	"\x10pagination_limit\x18\x05 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x06 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xce\x03\n" +
+	"\x18SearchSettlementsRequest\x12F\n" +
+	"\x16settlement_request_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x14settlementRequestIds\x12H\n" +
+	"\x17settlement_tracking_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x15settlementTrackingIds\x12*\n" +
+	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
+	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12:\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"i\n" +
@@ -1808,65 +1813,72 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\tR\tcreatedAt\x12\x1d\n" +
 	"\n" +
 	"updated_at\x18\n" +
-	" \x01(\tR\tupdatedAt\"\xd9\x01\n" +
+	" \x01(\tR\tupdatedAt\"\xef\x01\n" +
 	"\x17CreateSettlementRequest\x128\n" +
-	"\x06header\x18\x01 \x01(\v2 .interchange.v1.SettlementHeaderR\x06header\x12<\n" +
-	"\vsettlements\x18\x02 \x03(\v2\x1a.interchange.v1.SettlementR\vsettlements\x12F\n" +
-	"\x0fnet_settlements\x18\x03 \x03(\v2\x1d.interchange.v1.NetSettlementR\x0enetSettlements\"\xc0\x02\n" +
-	"\x10SettlementHeader\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\x12\x19\n" +
-	"\bvenue_id\x18\x02 \x01(\tR\avenueId\x12\x16\n" +
-	"\x06errors\x18\x03 \x01(\tR\x06errors\x122\n" +
-	"\x15settlement_request_id\x18\x04 \x01(\tR\x13settlementRequestId\x12*\n" +
-	"\x11request_date_time\x18\x05 \x01(\tR\x0frequestDateTime\x12T\n" +
-	"\x14receivable_addresses\x18\x06 \x03(\v2!.interchange.v1.ReceivableAddressR\x13receivableAddresses\x12+\n" +
-	"\x11instruction_count\x18\a \x01(\x05R\x10instructionCount\"\x82\x01\n" +
-	"\x11ReceivableAddress\x12\x18\n" +
-	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
-	"\x06ledger\x18\x02 \x01(\tR\x06ledger\x12'\n" +
-	"\x0fdestination_tag\x18\x03 \x01(\x03R\x0edestinationTag\x12\x12\n" +
-	"\x04memo\x18\x04 \x01(\tR\x04memo\"\xf7\x01\n" +
+	"\x06header\x18\x01 \x01(\v2 .interchange.v1.SettlementHeaderR\x06header\x12G\n" +
+	"\vsettlements\x18\x02 \x03(\v2\x1a.interchange.v1.SettlementB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\vsettlements\x12Q\n" +
+	"\x0fnet_settlements\x18\x03 \x03(\v2\x1d.interchange.v1.NetSettlementB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\x0enetSettlements\"\x84\x03\n" +
+	"\x10SettlementHeader\x12\x1f\n" +
+	"\x06status\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06status\x12\"\n" +
+	"\bvenue_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\avenueId\x12 \n" +
+	"\x06errors\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\bR\x06errors\x12;\n" +
+	"\x15settlement_request_id\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x13settlementRequestId\x123\n" +
+	"\x11request_date_time\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18@R\x0frequestDateTime\x12^\n" +
+	"\x14receivable_addresses\x18\x06 \x03(\v2!.interchange.v1.ReceivableAddressB\b\xbaH\x05\x92\x01\x02\x10dR\x13receivableAddresses\x127\n" +
+	"\x11instruction_count\x18\a \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\x10instructionCount\"\xae\x01\n" +
+	"\x11ReceivableAddress\x12\"\n" +
+	"\aaddress\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\aaddress\x12\x1f\n" +
+	"\x06ledger\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06ledger\x126\n" +
+	"\x0fdestination_tag\x18\x03 \x01(\x03B\r\xbaH\n" +
+	"\"\b\x18\xff\xff\xff\xff\a(\x00R\x0edestinationTag\x12\x1c\n" +
+	"\x04memo\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04memo\"\xa4\x02\n" +
 	"\n" +
 	"Settlement\x12@\n" +
-	"\fcounterparty\x18\x01 \x01(\v2\x1c.interchange.v1.CounterpartyR\fcounterparty\x12\x1a\n" +
-	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x16\n" +
-	"\x06ledger\x18\x03 \x01(\tR\x06ledger\x12\x16\n" +
-	"\x06amount\x18\x04 \x01(\tR\x06amount\x124\n" +
-	"\x16external_settlement_id\x18\x05 \x01(\tR\x14externalSettlementId\x12%\n" +
-	"\x0eexecution_date\x18\x06 \x01(\tR\rexecutionDate\"8\n" +
-	"\fCounterparty\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"[\n" +
-	"\rNetSettlement\x12\x1a\n" +
-	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
-	"\x06ledger\x18\x02 \x01(\tR\x06ledger\x12\x16\n" +
-	"\x06amount\x18\x03 \x01(\tR\x06amount\"\xcc\x01\n" +
+	"\fcounterparty\x18\x01 \x01(\v2\x1c.interchange.v1.CounterpartyR\fcounterparty\x12#\n" +
+	"\bcurrency\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcurrency\x12\x1f\n" +
+	"\x06ledger\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06ledger\x12\x1f\n" +
+	"\x06amount\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06amount\x12=\n" +
+	"\x16external_settlement_id\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18@R\x14externalSettlementId\x12.\n" +
+	"\x0eexecution_date\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\rexecutionDate\"J\n" +
+	"\fCounterparty\x12\x1b\n" +
+	"\x04type\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18 R\x04type\x12\x1d\n" +
+	"\x05value\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x05value\"v\n" +
+	"\rNetSettlement\x12#\n" +
+	"\bcurrency\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcurrency\x12\x1f\n" +
+	"\x06ledger\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06ledger\x12\x1f\n" +
+	"\x06amount\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06amount\"\xcc\x01\n" +
 	"\x18CreateSettlementResponse\x122\n" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
 	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
-	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\x96\x02\n" +
-	"$ListSettlementWalletAddressesRequest\x12\x1c\n" +
-	"\taddresses\x18\x01 \x03(\tR\taddresses\x12\x1e\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xcd\x02\n" +
+	"$ListSettlementWalletAddressesRequest\x12.\n" +
+	"\taddresses\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x12.\n" +
 	"\n" +
-	"currencies\x18\x02 \x03(\tR\n" +
-	"currencies\x12.\n" +
-	"\x10pagination_limit\x18\x03 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x04 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"currencies\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\n" +
+	"currencies\x12:\n" +
+	"\x10pagination_limit\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x04 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x05 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"p\n" +
 	"%ListSettlementWalletAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\"\xdc\x02\n" +
-	"\x1fListWhitelistedAddressesRequest\x12.\n" +
-	"\x10pagination_limit\x18\x01 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x02 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12\x1c\n" +
-	"\taddresses\x18\x03 \x03(\tR\taddresses\x12 \n" +
-	"\vblockchains\x18\x04 \x03(\tR\vblockchains\x12%\n" +
-	"\x0eblockchain_ids\x18\x05 \x03(\tR\rblockchainIds\x12\x1a\n" +
-	"\bstatuses\x18\x06 \x03(\tR\bstatuses\x12)\n" +
-	"\x10address_fragment\x18\a \x01(\tR\x0faddressFragmentB\x13\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"\xbf\x03\n" +
+	"\x1fListWhitelistedAddressesRequest\x12:\n" +
+	"\x10pagination_limit\x18\x01 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12.\n" +
+	"\taddresses\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x120\n" +
+	"\vblockchains\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\vblockchains\x127\n" +
+	"\x0eblockchain_ids\x18\x05 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\rblockchainIds\x12*\n" +
+	"\bstatuses\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x123\n" +
+	"\x10address_fragment\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0faddressFragmentB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"r\n" +
 	" ListWhitelistedAddressesResponse\x128\n" +
@@ -1881,23 +1893,27 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
 	"blockchain\x18\x05 \x01(\tR\n" +
 	"blockchain\x12#\n" +
-	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\x8c\x01\n" +
-	"\x18ConfirmWithdrawalRequest\x12\x1f\n" +
-	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId\x127\n" +
-	"\x17withdrawal_confirmation\x18\x02 \x01(\tR\x16withdrawalConfirmation\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"<\n" +
+	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xa9\x01\n" +
+	"\x18ConfirmWithdrawalRequest\x12)\n" +
+	"\vtransfer_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\n" +
+	"transferId\x12@\n" +
+	"\x17withdrawal_confirmation\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18 R\x16withdrawalConfirmation\x12 \n" +
+	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId\"\xc7\x02\n" +
-	"\x18SearchWithdrawalsRequest\x12!\n" +
-	"\ftransfer_ids\x18\x01 \x03(\tR\vtransferIds\x12\x1d\n" +
+	"transferId\"\xa2\x03\n" +
+	"\x18SearchWithdrawalsRequest\x123\n" +
+	"\ftransfer_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vtransferIds\x12/\n" +
 	"\n" +
-	"wallet_ids\x18\x02 \x03(\tR\twalletIds\x12\x1a\n" +
-	"\bstatuses\x18\x03 \x03(\tR\bstatuses\x12\x1b\n" +
-	"\tvenue_ids\x18\x04 \x03(\tR\bvenueIds\x12.\n" +
-	"\x10pagination_limit\x18\x05 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x06 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"wallet_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12*\n" +
+	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
+	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12:\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"i\n" +

@@ -9,6 +9,7 @@
 package servicedeskv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
@@ -1675,25 +1676,25 @@ var File_servicedesk_v1_servicedesk_proto protoreflect.FileDescriptor
 
 const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
-	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"9\n" +
-	"\x18GetPendingRequestRequest\x12\x1d\n" +
+	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"C\n" +
+	"\x18GetPendingRequestRequest\x12'\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tR\trequestId\"l\n" +
+	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\"l\n" +
 	"\x19GetPendingRequestResponse\x121\n" +
 	"\arequest\x18\x01 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
-	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x87\x01\n" +
-	"\x15ApproveRequestRequest\x12\x1d\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x9b\x01\n" +
+	"\x15ApproveRequestRequest\x12'\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tR\trequestId\x121\n" +
-	"\arequest\x18\x02 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
-	"\tsignature\x18\x03 \x01(\tR\tsignature\"O\n" +
+	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\x121\n" +
+	"\arequest\x18\x02 \x01(\v2\x17.google.protobuf.StructR\arequest\x12&\n" +
+	"\tsignature\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\tsignature\"O\n" +
 	"\x16ApproveRequestResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\"5\n" +
-	"\x14CancelRequestRequest\x12\x1d\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"?\n" +
+	"\x14CancelRequestRequest\x12'\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tR\trequestId\"N\n" +
+	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\"N\n" +
 	"\x15CancelRequestResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
@@ -1705,27 +1706,34 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x1a\n" +
 	"\bversions\x18\x02 \x01(\x05R\bversions\x12*\n" +
 	"\x11broken_at_version\x18\x03 \x01(\x05R\x0fbrokenAtVersion\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\x8d\x04\n" +
-	"\x15SearchRequestsRequest\x12\x1f\n" +
-	"\vproduct_ids\x18\x01 \x03(\tR\n" +
-	"productIds\x12\x1f\n" +
-	"\vservice_ids\x18\x02 \x03(\tR\n" +
-	"serviceIds\x12#\n" +
-	"\rrequest_types\x18\x03 \x03(\tR\frequestTypes\x12\x1f\n" +
-	"\vrequest_ids\x18\x04 \x03(\tR\n" +
-	"requestIds\x12#\n" +
-	"\x0eend_to_end_ids\x18\x05 \x03(\tR\vendToEndIds\x12\x1a\n" +
-	"\bstatuses\x18\x06 \x03(\tR\bstatuses\x12\x1f\n" +
-	"\vmodified_at\x18\a \x03(\tR\n" +
-	"modifiedAt\x12\x18\n" +
-	"\adetails\x18\b \x03(\tR\adetails\x12\x1d\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xd0\x05\n" +
+	"\x15SearchRequestsRequest\x121\n" +
+	"\vproduct_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"productIds\x121\n" +
+	"\vservice_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"serviceIds\x123\n" +
+	"\rrequest_types\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\frequestTypes\x121\n" +
+	"\vrequest_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"requestIds\x125\n" +
+	"\x0eend_to_end_ids\x18\x05 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vendToEndIds\x12*\n" +
+	"\bstatuses\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x120\n" +
+	"\vmodified_at\x18\a \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\xee\x02\"\x04r\x02\x18 R\n" +
+	"modifiedAt\x12)\n" +
+	"\adetails\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\adetails\x12/\n" +
 	"\n" +
-	"entity_ids\x18\t \x03(\tR\tentityIds\x12\x1f\n" +
+	"entity_ids\x18\t \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\tentityIds\x121\n" +
 	"\vcompany_ids\x18\n" +
-	" \x03(\tR\n" +
-	"companyIds\x12.\n" +
-	"\x10pagination_limit\x18\v \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\f \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	" \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"companyIds\x12:\n" +
+	"\x10pagination_limit\x18\v \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\f \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\r \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"d\n" +
@@ -1759,12 +1767,12 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\tR\tupdatedAt\x12\x1d\n" +
 	"\n" +
 	"expires_at\x18\x0f \x01(\tR\texpiresAt\x12\x1b\n" +
-	"\tentity_id\x18\x10 \x01(\tR\bentityId\"\x8b\x01\n" +
-	"\x14CreateRequestRequest\x12\x1d\n" +
+	"\tentity_id\x18\x10 \x01(\tR\bentityId\"\x9f\x01\n" +
+	"\x14CreateRequestRequest\x12'\n" +
 	"\n" +
-	"service_id\x18\x01 \x01(\tR\tserviceId\x121\n" +
-	"\apayload\x18\x02 \x01(\v2\x17.google.protobuf.StructR\apayload\x12!\n" +
-	"\rend_to_end_id\x18\x03 \x01(\tR\n" +
+	"service_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\tserviceId\x121\n" +
+	"\apayload\x18\x02 \x01(\v2\x17.google.protobuf.StructR\apayload\x12+\n" +
+	"\rend_to_end_id\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\n" +
 	"endToEndId\"y\n" +
 	"\x15CreateRequestResponse\x12\x1d\n" +
 	"\n" +
@@ -1772,15 +1780,17 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\rplugin_detail\x18\x02 \x01(\v2\x1c.servicedesk.v1.PluginDetailR\fpluginDetail\"^\n" +
 	"\fPluginDetail\x12\x1b\n" +
 	"\tentity_id\x18\x01 \x03(\tR\bentityId\x121\n" +
-	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\"\xbd\x01\n" +
-	"\x13ListProductsRequest\x12\x1a\n" +
-	"\bproducts\x18\x01 \x03(\tR\bproducts\x12\x1f\n" +
-	"\vproduct_ids\x18\x02 \x03(\tR\n" +
-	"productIds\x12\x1f\n" +
-	"\vservice_ids\x18\x03 \x03(\tR\n" +
-	"serviceIds\x12#\n" +
-	"\rservice_names\x18\x04 \x03(\tR\fserviceNames\x12#\n" +
-	"\rrequest_types\x18\x05 \x03(\tR\frequestTypes\"I\n" +
+	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\"\x93\x02\n" +
+	"\x13ListProductsRequest\x12+\n" +
+	"\bproducts\x18\x01 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\bproducts\x121\n" +
+	"\vproduct_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"productIds\x121\n" +
+	"\vservice_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"serviceIds\x124\n" +
+	"\rservice_names\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\fserviceNames\x123\n" +
+	"\rrequest_types\x18\x05 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\frequestTypes\"I\n" +
 	"\x14ListProductsResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.servicedesk.v1.CatalogItemR\x05items\"\x82\x02\n" +
 	"\vCatalogItem\x12\x18\n" +
@@ -1792,12 +1802,13 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\fservice_name\x18\x04 \x01(\tR\vserviceName\x12!\n" +
 	"\frequest_type\x18\x05 \x01(\tR\vrequestType\x12 \n" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x123\n" +
-	"\btemplate\x18\a \x01(\v2\x17.google.protobuf.StructR\btemplate\"\xe9\x01\n" +
-	"\x14GetAuditTrailRequest\x12\x1f\n" +
-	"\vrequest_ids\x18\x01 \x03(\tR\n" +
-	"requestIds\x12.\n" +
-	"\x10pagination_limit\x18\x02 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x03 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"\btemplate\x18\a \x01(\v2\x17.google.protobuf.StructR\btemplate\"\x8f\x02\n" +
+	"\x14GetAuditTrailRequest\x120\n" +
+	"\vrequest_ids\x18\x01 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10d\"\x05r\x03\x18\x80\x01R\n" +
+	"requestIds\x12:\n" +
+	"\x10pagination_limit\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x04 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"K\n" +

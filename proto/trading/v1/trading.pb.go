@@ -9,6 +9,7 @@
 package tradingv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
@@ -916,15 +917,16 @@ var File_trading_v1_trading_proto protoreflect.FileDescriptor
 const file_trading_v1_trading_proto_rawDesc = "" +
 	"\n" +
 	"\x18trading/v1/trading.proto\x12\n" +
-	"trading.v1\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\xf2\x01\n" +
-	"\x18ListWalletHistoryRequest\x12\x1b\n" +
-	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1a\n" +
-	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x12\n" +
-	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x04 \x01(\tR\x02to\x12\x1c\n" +
-	"\treference\x18\x05 \x01(\tR\treference\x12\x16\n" +
-	"\x06cursor\x18\x06 \x01(\tR\x06cursor\x12.\n" +
-	"\x10pagination_limit\x18\a \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01B\x13\n" +
+	"trading.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\xb7\x02\n" +
+	"\x18ListWalletHistoryRequest\x12%\n" +
+	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x12#\n" +
+	"\bcurrency\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcurrency\x12\x1b\n" +
+	"\x04from\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04from\x12\x17\n" +
+	"\x02to\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02to\x12&\n" +
+	"\treference\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\treference\x12 \n" +
+	"\x06cursor\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\x06cursor\x12:\n" +
+	"\x10pagination_limit\x18\a \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01B\x13\n" +
 	"\x11_pagination_limit\"m\n" +
 	"\x19ListWalletHistoryResponse\x12/\n" +
 	"\x05items\x18\x01 \x03(\v2\x19.trading.v1.WalletPostingR\x05items\x12\x1f\n" +
@@ -946,21 +948,26 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x11available_balance\x18\v \x01(\tR\x10availableBalance\x12%\n" +
 	"\x0eledger_balance\x18\f \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\r \x01(\tR\x11pendingOutBalance\x12,\n" +
-	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\x89\x03\n" +
-	"\x14SearchWalletsRequest\x12\x10\n" +
-	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x1b\n" +
-	"\tvenue_ids\x18\x02 \x03(\tR\bvenueIds\x12\x14\n" +
-	"\x05names\x18\x03 \x03(\tR\x05names\x12\x1a\n" +
-	"\bstatuses\x18\x04 \x03(\tR\bstatuses\x12\x1f\n" +
-	"\vcompany_ids\x18\x05 \x03(\tR\n" +
-	"companyIds\x12\x1e\n" +
+	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\x97\x04\n" +
+	"\x14SearchWalletsRequest\x12\"\n" +
+	"\x03ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x03ids\x12-\n" +
+	"\tvenue_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12%\n" +
+	"\x05names\x18\x03 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\x05names\x12*\n" +
+	"\bstatuses\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x121\n" +
+	"\vcompany_ids\x18\x05 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
+	"companyIds\x12.\n" +
 	"\n" +
-	"currencies\x18\x06 \x03(\tR\n" +
-	"currencies\x12\x1d\n" +
+	"currencies\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\n" +
+	"currencies\x12/\n" +
 	"\n" +
-	"created_by\x18\a \x03(\tR\tcreatedBy\x12.\n" +
-	"\x10pagination_limit\x18\b \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\t \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"created_by\x18\a \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\xfe\x01R\tcreatedBy\x12:\n" +
+	"\x10pagination_limit\x18\b \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\t \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\n" +
 	" \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
@@ -992,16 +999,19 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x13pending_out_balance\x18\x04 \x01(\v2\x11.common.v1.AmountR\x11pendingOutBalance\x12?\n" +
 	"\x12pending_in_balance\x18\x05 \x01(\v2\x11.common.v1.AmountR\x10pendingInBalance\x12?\n" +
 	"\x12fee_buffer_balance\x18\x06 \x01(\v2\x11.common.v1.AmountR\x10feeBufferBalance\x12G\n" +
-	"\x13sub_client_balances\x18\a \x01(\v2\x17.google.protobuf.StructR\x11subClientBalances\"\xaa\x02\n" +
-	"\x19ListVaultAddressesRequest\x12\x1c\n" +
-	"\taddresses\x18\x01 \x03(\tR\taddresses\x12\x1d\n" +
+	"\x13sub_client_balances\x18\a \x01(\v2\x17.google.protobuf.StructR\x11subClientBalances\"\xf3\x02\n" +
+	"\x19ListVaultAddressesRequest\x12.\n" +
+	"\taddresses\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x12/\n" +
 	"\n" +
-	"wallet_ids\x18\x02 \x03(\tR\twalletIds\x12\x1e\n" +
+	"wallet_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12.\n" +
 	"\n" +
-	"currencies\x18\x03 \x03(\tR\n" +
-	"currencies\x12.\n" +
-	"\x10pagination_limit\x18\x04 \x01(\x05H\x00R\x0fpaginationLimit\x88\x01\x01\x120\n" +
-	"\x11pagination_offset\x18\x05 \x01(\x05H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
+	"currencies\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\n" +
+	"currencies\x12:\n" +
+	"\x10pagination_limit\x18\x04 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x11pagination_offset\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x06 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"e\n" +

@@ -15,7 +15,7 @@ import (
 )
 
 // SearchVASPs returns one page of the VASPs visible to f.CompanyID that match f, sorted by
-// id, and the number of all matches: one find, and one count unless the page tells it.
+// id, and the number of all matches (mongodb.Search).
 func (s *Store) SearchVASPs(ctx context.Context, f compliance.VASPFilter) ([]compliance.VASP, int64, error) {
 	// Visible: unrestricted (an empty list) or restricted to the company among others.
 	visible := bson.D{{Key: "$or", Value: bson.A{
@@ -26,22 +26,9 @@ func (s *Store) SearchVASPs(ctx context.Context, f compliance.VASPFilter) ([]com
 	and = mongodb.AppendIn(and, "_id", f.IDs)
 	and = mongodb.AppendIn(and, "name", f.Names)
 	and = mongodb.AppendIn(and, "travelRuleMethod", f.TravelRuleMethods)
-	filter := mongodb.And(and)
-	dir := 1
-	if f.Page.Desc {
-		dir = -1
-	}
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: dir}}).SetSkip(f.Page.Offset).SetLimit(f.Page.Limit)
-	col := s.db.Collection(colVASPs)
-	cur, err := col.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, 0, fmt.Errorf("find vasps: %w", err)
-	}
-	var docs []vaspDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, 0, fmt.Errorf("read vasps: %w", err)
-	}
-	total, err := s.countVASPs(ctx, filter, f, len(docs))
+	docs, total, err := mongodb.Search[vaspDoc](ctx, s.db.Collection(colVASPs), mongodb.Query{
+		Filter: mongodb.And(and), Sort: mongodb.Sorted("_id", f.Page.Desc), Skip: f.Page.Offset, Limit: f.Page.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -50,23 +37,6 @@ func (s *Store) SearchVASPs(ctx context.Context, f compliance.VASPFilter) ([]com
 		out = append(out, compliance.VASP(d))
 	}
 	return out, total, nil
-}
-
-// countVASPs returns the number of matches of filter. A page that holds some matches but
-// fewer than its limit is the last one, and an empty first page means none: then the total is
-// known without a second query.
-func (s *Store) countVASPs(ctx context.Context, filter bson.D, f compliance.VASPFilter, found int) (int64, error) {
-	switch {
-	case found > 0 && int64(found) < f.Page.Limit:
-		return f.Page.Offset + int64(found), nil
-	case found == 0 && f.Page.Offset == 0:
-		return 0, nil
-	}
-	total, err := s.db.Collection(colVASPs).CountDocuments(ctx, filter)
-	if err != nil {
-		return 0, fmt.Errorf("count vasps: %w", err)
-	}
-	return total, nil
 }
 
 // Activations returns the company's activations of the given VASPs, keyed by VASP id, in one

@@ -225,27 +225,7 @@ func visibleTo(company string, venues []string, also ...bson.D) bson.D {
 // searchPage finds one page of col's documents matching filter, sorted by the page's key
 // (then _id), and counts all matches.
 func searchPage[D any](ctx context.Context, col *mongo.Collection, filter bson.D, pg page.Page) ([]D, int64, error) {
-	dir := 1
-	if pg.Desc {
-		dir = -1
-	}
-	sort := bson.D{{Key: sortFields[pg.SortBy], Value: dir}}
-	if pg.SortBy != "id" {
-		sort = append(sort, bson.E{Key: "_id", Value: dir})
-	}
-	cur, err := col.Find(ctx, filter, options.Find().SetSort(sort).SetSkip(pg.Offset).SetLimit(pg.Limit))
-	if err != nil {
-		return nil, 0, err
-	}
-	var docs []D
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, 0, err
-	}
-	total, err := col.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, err
-	}
-	return docs, total, nil
+	return mongodb.Search[D](ctx, col, mongodb.Query{Filter: filter, Sort: mongodb.Sorted(sortFields[pg.SortBy], pg.Desc), Skip: pg.Offset, Limit: pg.Limit})
 }
 
 var (

@@ -28,6 +28,7 @@ import (
 
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/authz"
+	"github.com/zcustody/suite/services/internal/validation"
 	"github.com/zcustody/suite/services/principal"
 )
 
@@ -68,6 +69,8 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 			recovery.UnaryServerInterceptor(panics),
 			verifier.UnaryServerInterceptor(),
 			policy.UnaryServerInterceptor(),
+			// After authentication and authorization: a stranger learns nothing of the rules.
+			validation.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
 			metrics.StreamServerInterceptor(),

@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/services/mongodb"
 )
 
 // Accounts returns the counters of every account of holder, by currency; a holder the
@@ -99,12 +101,9 @@ func (j *Journal) History(ctx context.Context, q HistoryQuery) ([]Posting, error
 	if r := timeRange(q.From, q.To); r != nil {
 		filter = append(filter, bson.E{Key: "at", Value: r})
 	}
-	cur, err := j.history.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(q.Limit)))
+	// A statement page is a search: bounded in server time like every other (mongodb.FindPage).
+	rows, err := mongodb.FindPage[historyDoc](ctx, j.history, mongodb.Query{Filter: filter, Sort: bson.D{{Key: "seq", Value: 1}}, Limit: int64(q.Limit)})
 	if err != nil {
-		return nil, fmt.Errorf("read history of %s: %w", q.Holder, err)
-	}
-	var rows []historyDoc
-	if err := cur.All(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", q.Holder, err)
 	}
 	rows, err = j.withMarkers(ctx, q, rows)

@@ -2,12 +2,10 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/servicedesk"
@@ -16,25 +14,18 @@ import (
 var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}
 
 // SearchRequests returns one page of the company's requests matching f, and the number of
-// all matches: one find and one count.
+// all matches (mongodb.Search).
 func (s *Store) SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error) {
-	filter := requestQuery(f)
-	dir := 1
-	if f.Desc {
-		dir = -1
-	}
-	sort := bson.D{{Key: sortFields[f.SortBy], Value: dir}}
-	if f.SortBy != "id" {
-		sort = append(sort, bson.E{Key: "_id", Value: dir})
-	}
-	opts := options.Find().SetSort(sort).SetSkip(f.Offset).SetLimit(f.Limit).SetProjection(bson.D{{Key: "versions", Value: 0}})
-	items, err := s.findMany(ctx, filter, opts)
+	docs, total, err := mongodb.Search[requestDoc](ctx, s.db.Collection(colRequests), mongodb.Query{
+		Filter: requestQuery(f), Sort: mongodb.Sorted(sortFields[f.SortBy], f.Desc), Projection: bson.D{{Key: "versions", Value: 0}},
+		Skip: f.Offset, Limit: f.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := s.db.Collection(colRequests).CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count requests: %w", err)
+	items := make([]servicedesk.Request, 0, len(docs))
+	for _, d := range docs {
+		items = append(items, fromDoc(d))
 	}
 	return items, total, nil
 }

@@ -102,15 +102,11 @@ func (s *Store) ListAddresses(ctx context.Context, f trading.AddressFilter) ([]t
 	and = mongodb.AppendIn(and, "_id", f.Addresses)
 	and = mongodb.AppendIn(and, "walletId", f.WalletIDs)
 	and = mongodb.AppendIn(and, "currency", f.Currencies)
-	filter := mongodb.And(and)
-	col := s.db.Collection(colAddresses)
-	docs, err := findAll[addressDoc](ctx, col, filter, findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc))
+	docs, total, err := mongodb.Search[addressDoc](ctx, s.db.Collection(colAddresses), mongodb.Query{
+		Filter: mongodb.And(and), Sort: mongodb.Sorted(sortFields[f.Page.SortBy], f.Page.Desc), Skip: f.Page.Offset, Limit: f.Page.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	total, err := col.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count addresses: %w", err)
 	}
 	return toAddresses(docs), total, nil
 }

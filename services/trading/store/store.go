@@ -72,19 +72,6 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 
 var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}
 
-// findPage returns the options of one page sorted by sortBy, ties broken by _id.
-func findPage(limit, offset int64, sortBy string, desc bool) *options.FindOptionsBuilder {
-	dir := 1
-	if desc {
-		dir = -1
-	}
-	sort := bson.D{{Key: sortFields[sortBy], Value: dir}}
-	if sortBy != "id" {
-		sort = append(sort, bson.E{Key: "_id", Value: dir})
-	}
-	return options.Find().SetSort(sort).SetSkip(offset).SetLimit(limit)
-}
-
 // findAll runs one find and decodes every document into T.
 func findAll[T any](ctx context.Context, col *mongo.Collection, filter bson.D, opts *options.FindOptionsBuilder) ([]T, error) {
 	cur, err := col.Find(ctx, filter, opts)

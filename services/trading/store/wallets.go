@@ -162,16 +162,12 @@ func (s *Store) SearchWallets(ctx context.Context, f trading.WalletFilter) ([]tr
 	and = mongodb.AppendIn(and, "companyId", f.CompanyIDs)
 	and = mongodb.AppendIn(and, "currency", f.Currencies)
 	and = mongodb.AppendIn(and, "createdBy", f.CreatedBy)
-	filter := mongodb.And(and)
-	col := s.db.Collection(colWallets)
-	opts := findPage(f.Page.Limit, f.Page.Offset, f.Page.SortBy, f.Page.Desc).SetProjection(withoutMarkers)
-	docs, err := findAll[walletDoc](ctx, col, filter, opts)
+	docs, total, err := mongodb.Search[walletDoc](ctx, s.db.Collection(colWallets), mongodb.Query{
+		Filter: mongodb.And(and), Sort: mongodb.Sorted(sortFields[f.Page.SortBy], f.Page.Desc), Projection: withoutMarkers,
+		Skip: f.Page.Offset, Limit: f.Page.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	total, err := col.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count wallets: %w", err)
 	}
 	out := make([]trading.Wallet, 0, len(docs))
 	for _, d := range docs {

@@ -109,8 +109,9 @@ func (s *Store) ListSettlements(ctx context.Context, f address.SettlementFilter)
 	if !ok {
 		field = "_id"
 	}
-	docs, total, err := page[settlementDoc](ctx, s.db.Collection(colSettlement), mongodb.And(and),
-		findPage(f.Page.Limit, f.Page.Offset, field, f.Page.Desc))
+	docs, total, err := mongodb.Search[settlementDoc](ctx, s.db.Collection(colSettlement), mongodb.Query{
+		Filter: mongodb.And(and), Sort: mongodb.Sorted(field, f.Page.Desc), Skip: f.Page.Offset, Limit: f.Page.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
 	}

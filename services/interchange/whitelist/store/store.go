@@ -52,34 +52,3 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	}
 	return nil
 }
-
-// findPage returns the options of one page sorted by field (ties broken by _id in the same
-// direction).
-func findPage(limit, offset int64, field string, desc bool) *options.FindOptionsBuilder {
-	dir := 1
-	if desc {
-		dir = -1
-	}
-	sort := bson.D{{Key: field, Value: dir}}
-	if field != "_id" {
-		sort = append(sort, bson.E{Key: "_id", Value: dir})
-	}
-	return options.Find().SetSort(sort).SetSkip(offset).SetLimit(limit)
-}
-
-// page runs one find and one count on col.
-func page[T any](ctx context.Context, col *mongo.Collection, filter bson.D, opts *options.FindOptionsBuilder) ([]T, int64, error) {
-	cur, err := col.Find(ctx, filter, opts)
-	if err != nil {
-		return nil, 0, fmt.Errorf("find %s: %w", col.Name(), err)
-	}
-	docs := []T{}
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", col.Name(), err)
-	}
-	total, err := col.CountDocuments(ctx, filter)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count %s: %w", col.Name(), err)
-	}
-	return docs, total, nil
-}

@@ -143,8 +143,9 @@ func (s *Store) SearchWhitelisted(ctx context.Context, f address.Filter) ([]addr
 	if f.Fragment != "" {
 		and = append(and, bson.D{{Key: "address", Value: bson.D{{Key: "$regex", Value: regexp.QuoteMeta(f.Fragment)}, {Key: "$options", Value: "i"}}}})
 	}
-	docs, total, err := page[whitelistedDoc](ctx, s.db.Collection(colWhitelisted), mongodb.And(and),
-		findPage(f.Page.Limit, f.Page.Offset, "createdAt", f.Page.Desc))
+	docs, total, err := mongodb.Search[whitelistedDoc](ctx, s.db.Collection(colWhitelisted), mongodb.Query{
+		Filter: mongodb.And(and), Sort: mongodb.Sorted("createdAt", f.Page.Desc), Skip: f.Page.Offset, Limit: f.Page.Limit,
+	})
 	if err != nil {
 		return nil, 0, err
 	}
