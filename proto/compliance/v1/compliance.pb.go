@@ -396,14 +396,14 @@ var File_compliance_v1_compliance_proto protoreflect.FileDescriptor
 
 const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\xe6\x02\n" +
+	"\x1ecompliance/v1/compliance.proto\x12\rcompliance.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\xe8\x02\n" +
 	"\x12SearchVaspsRequest\x12\"\n" +
 	"\x03ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x03ids\x12%\n" +
 	"\x05names\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\x05names\x12>\n" +
-	"\x13travel_rule_methods\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\x11travelRuleMethods\x12:\n" +
-	"\x10pagination_limit\x18\x04 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x13travel_rule_methods\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\x11travelRuleMethods\x12<\n" +
+	"\x10pagination_limit\x18\x04 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x06 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
@@ -418,10 +418,11 @@ const file_compliance_v1_compliance_proto_rawDesc = "" +
 	"\fvasp_country\x18\x04 \x01(\tR\vvaspCountry\x12\x14\n" +
 	"\x05valid\x18\x05 \x01(\bR\x05valid\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\tR\tupdatedAt\"\\\n" +
-	"\x18SetVaspActivationRequest\x12!\n" +
-	"\avasp_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x06vaspId\x12\x1d\n" +
-	"\x05valid\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18\bR\x05valid\"\x86\x01\n" +
+	"updated_at\x18\x06 \x01(\tR\tupdatedAt\"u\n" +
+	"\x18SetVaspActivationRequest\x12/\n" +
+	"\avasp_id\x18\x01 \x01(\tB\x16\xbaH\x13\xc8\x01\x01r\x0e\x18\x80\x01\x92\x02\bVASP-004R\x06vaspId\x12(\n" +
+	"\x05valid\x18\x02 \x01(\tB\x12\xbaH\x0f\xc8\x01\x01r\n" +
+	"\x18\b\x92\x02\x05falseR\x05valid\"\x86\x01\n" +
 	"\x19SetVaspActivationResponse\x12\x17\n" +
 	"\avasp_id\x18\x01 \x01(\tR\x06vaspId\x12\x1b\n" +
 	"\tvasp_name\x18\x02 \x01(\tR\bvaspName\x12\x14\n" +

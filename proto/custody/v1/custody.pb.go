@@ -1015,10 +1015,10 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x06weight\x18\a \x01(\tR\x06weight\x12,\n" +
 	"\x05error\x18\b \x01(\v2\x16.common.v1.ErrorObjectR\x05error\"\x1f\n" +
 	"\aFeeTier\x12\x14\n" +
-	"\x05value\x18\x01 \x03(\tR\x05value\"k\n" +
-	"\x18ActivateTrustlineRequest\x12%\n" +
-	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x12(\n" +
-	"\vcurrency_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
+	"\x05value\x18\x01 \x03(\tR\x05value\"\x96\x01\n" +
+	"\x18ActivateTrustlineRequest\x12B\n" +
+	"\twallet_id\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18\x80\x01\x92\x02\x17ZTEST-NOBENF-DEMO000003R\bwalletId\x126\n" +
+	"\vcurrency_id\x18\x02 \x01(\tB\x15\xbaH\x12\xc8\x01\x01r\r\x18@\x92\x02\busdc-xlmR\n" +
 	"currencyId\"\xe0\x01\n" +
 	"\x19ActivateTrustlineResponse\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
@@ -1060,11 +1060,11 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x0eledger_balance\x18\b \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\t \x01(\tR\x11pendingOutBalance\x12,\n" +
 	"\x12pending_in_balance\x18\n" +
-	" \x01(\tR\x10pendingInBalance\"\xa4\x01\n" +
-	"\x18ActOnLegacyWalletRequest\x12%\n" +
-	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x129\n" +
-	"\arequest\x18\x02 \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12&\n" +
-	"\tsignature\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\tsignature\"\xf2\x01\n" +
+	" \x01(\tR\x10pendingInBalance\"\xa8\x02\n" +
+	"\x18ActOnLegacyWalletRequest\x12B\n" +
+	"\twallet_id\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18\x80\x01\x92\x02\x17ZTEST-NOBENF-DEMO000004R\bwalletId\x129\n" +
+	"\arequest\x18\x02 \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12\x8c\x01\n" +
+	"\tsignature\x18\x03 \x01(\tBn\xbaHk\xc8\x01\x01rf\x18\x80\x04\x92\x02`MEUCIQDfm3Z2u7n1w5YQ0g8d5mB3kqg9J4ZrN0yTQnVbX8a1XwIgcF2hYkq4uTj0bV6nQ1fR8s3mZ7wLx9yPe2dKc5oA4Ug=R\tsignature\"\xf2\x01\n" +
 	"\x13WalletActionRequest\x12*\n" +
 	"\x06author\x18\x01 \x01(\v2\x12.custody.v1.AuthorR\x06author\x122\n" +
 	"\x10target_domain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0etargetDomainId\x12%\n" +

@@ -1774,14 +1774,14 @@ var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
-	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"Y\n" +
-	"\x1aGetSettlementStatusRequest\x12;\n" +
-	"\x15settlement_request_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x13settlementRequestId\"\xcf\x01\n" +
+	" interchange/v1/interchange.proto\x12\x0einterchange.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"p\n" +
+	"\x1aGetSettlementStatusRequest\x12R\n" +
+	"\x15settlement_request_id\x18\x01 \x01(\tB\x1e\xbaH\x1b\xc8\x01\x01r\x16\x18@\x92\x02\x11BYBIT-SETTLE-0001R\x13settlementRequestId\"\xcf\x01\n" +
 	"\x1bGetSettlementStatusResponse\x122\n" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
 	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
-	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xce\x03\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xd0\x03\n" +
 	"\x18SearchSettlementsRequest\x12F\n" +
 	"\x16settlement_request_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x14settlementRequestIds\x12H\n" +
@@ -1789,9 +1789,9 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x15settlementTrackingIds\x12*\n" +
 	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
 	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12:\n" +
-	"\x10pagination_limit\x18\x05 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12<\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
@@ -1852,25 +1852,25 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
 	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
-	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xcd\x02\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xcf\x02\n" +
 	"$ListSettlementWalletAddressesRequest\x12.\n" +
 	"\taddresses\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x12.\n" +
 	"\n" +
 	"currencies\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\n" +
-	"currencies\x12:\n" +
-	"\x10pagination_limit\x18\x03 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"currencies\x12<\n" +
+	"\x10pagination_limit\x18\x03 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x04 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x05 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"p\n" +
 	"%ListSettlementWalletAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\"\xbf\x03\n" +
-	"\x1fListWhitelistedAddressesRequest\x12:\n" +
-	"\x10pagination_limit\x18\x01 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"\xc1\x03\n" +
+	"\x1fListWhitelistedAddressesRequest\x12<\n" +
+	"\x10pagination_limit\x18\x01 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x02 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12.\n" +
 	"\taddresses\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x120\n" +
@@ -1893,15 +1893,15 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
 	"blockchain\x18\x05 \x01(\tR\n" +
 	"blockchain\x12#\n" +
-	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xa9\x01\n" +
-	"\x18ConfirmWithdrawalRequest\x12)\n" +
-	"\vtransfer_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\n" +
-	"transferId\x12@\n" +
-	"\x17withdrawal_confirmation\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18 R\x16withdrawalConfirmation\x12 \n" +
-	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\x06reason\"<\n" +
+	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xdf\x01\n" +
+	"\x18ConfirmWithdrawalRequest\x12C\n" +
+	"\vtransfer_id\x18\x01 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\x80\x01\x92\x02\x14TWD-ZTEST-0000000001R\n" +
+	"transferId\x12M\n" +
+	"\x17withdrawal_confirmation\x18\x02 \x01(\tB\x14\xbaH\x11\xc8\x01\x01r\f\x18 \x92\x02\aDECLINER\x16withdrawalConfirmation\x12/\n" +
+	"\x06reason\x18\x03 \x01(\tB\x17\xbaH\x14r\x12\x18\x80\x04\x92\x02\fnot expectedR\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId\"\xa2\x03\n" +
+	"transferId\"\xa4\x03\n" +
 	"\x18SearchWithdrawalsRequest\x123\n" +
 	"\ftransfer_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vtransferIds\x12/\n" +
@@ -1910,9 +1910,9 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12*\n" +
 	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
 	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12:\n" +
-	"\x10pagination_limit\x18\x05 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12<\n" +
+	"\x10pagination_limit\x18\x05 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\a \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +

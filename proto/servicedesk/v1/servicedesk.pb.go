@@ -1676,25 +1676,25 @@ var File_servicedesk_v1_servicedesk_proto protoreflect.FileDescriptor
 
 const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
-	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"C\n" +
-	"\x18GetPendingRequestRequest\x12'\n" +
+	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\\\n" +
+	"\x18GetPendingRequestRequest\x12@\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\"l\n" +
+	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\"l\n" +
 	"\x19GetPendingRequestResponse\x121\n" +
 	"\arequest\x18\x01 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
-	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x9b\x01\n" +
-	"\x15ApproveRequestRequest\x12'\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x9b\x02\n" +
+	"\x15ApproveRequestRequest\x12@\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\x121\n" +
-	"\arequest\x18\x02 \x01(\v2\x17.google.protobuf.StructR\arequest\x12&\n" +
-	"\tsignature\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\tsignature\"O\n" +
+	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\x121\n" +
+	"\arequest\x18\x02 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x8c\x01\n" +
+	"\tsignature\x18\x03 \x01(\tBn\xbaHk\xc8\x01\x01rf\x18\x80\x04\x92\x02`MEUCIQDfm3Z2u7n1w5YQ0g8d5mB3kqg9J4ZrN0yTQnVbX8a1XwIgcF2hYkq4uTj0bV6nQ1fR8s3mZ7wLx9yPe2dKc5oA4Ug=R\tsignature\"O\n" +
 	"\x16ApproveRequestResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\"?\n" +
-	"\x14CancelRequestRequest\x12'\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\"X\n" +
+	"\x14CancelRequestRequest\x12@\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\trequestId\"N\n" +
+	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\"N\n" +
 	"\x15CancelRequestResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x16\n" +
@@ -1706,7 +1706,7 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x1a\n" +
 	"\bversions\x18\x02 \x01(\x05R\bversions\x12*\n" +
 	"\x11broken_at_version\x18\x03 \x01(\x05R\x0fbrokenAtVersion\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xd0\x05\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xd2\x05\n" +
 	"\x15SearchRequestsRequest\x121\n" +
 	"\vproduct_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
@@ -1730,9 +1730,9 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\vcompany_ids\x18\n" +
 	" \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
-	"companyIds\x12:\n" +
-	"\x10pagination_limit\x18\v \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"companyIds\x12<\n" +
+	"\x10pagination_limit\x18\v \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\f \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\r \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
@@ -1767,12 +1767,13 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\tR\tupdatedAt\x12\x1d\n" +
 	"\n" +
 	"expires_at\x18\x0f \x01(\tR\texpiresAt\x12\x1b\n" +
-	"\tentity_id\x18\x10 \x01(\tR\bentityId\"\x9f\x01\n" +
-	"\x14CreateRequestRequest\x12'\n" +
+	"\tentity_id\x18\x10 \x01(\tR\bentityId\"\xc9\x01\n" +
+	"\x14CreateRequestRequest\x127\n" +
 	"\n" +
-	"service_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\tserviceId\x121\n" +
-	"\apayload\x18\x02 \x01(\v2\x17.google.protobuf.StructR\apayload\x12+\n" +
-	"\rend_to_end_id\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\n" +
+	"service_id\x18\x01 \x01(\tB\x18\xbaH\x15\xc8\x01\x01r\x10\x18\x80\x01\x92\x02\n" +
+	"0x0013-001R\tserviceId\x121\n" +
+	"\apayload\x18\x02 \x01(\v2\x17.google.protobuf.StructR\apayload\x12E\n" +
+	"\rend_to_end_id\x18\x03 \x01(\tB\"\xbaH\x1fr\x1d\x18\x80\x01\x92\x02\x17treasury-2026-11-25-001R\n" +
 	"endToEndId\"y\n" +
 	"\x15CreateRequestResponse\x12\x1d\n" +
 	"\n" +
@@ -1802,12 +1803,12 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\fservice_name\x18\x04 \x01(\tR\vserviceName\x12!\n" +
 	"\frequest_type\x18\x05 \x01(\tR\vrequestType\x12 \n" +
 	"\vdescription\x18\x06 \x01(\tR\vdescription\x123\n" +
-	"\btemplate\x18\a \x01(\v2\x17.google.protobuf.StructR\btemplate\"\x8f\x02\n" +
+	"\btemplate\x18\a \x01(\v2\x17.google.protobuf.StructR\btemplate\"\x91\x02\n" +
 	"\x14GetAuditTrailRequest\x120\n" +
 	"\vrequest_ids\x18\x01 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10d\"\x05r\x03\x18\x80\x01R\n" +
-	"requestIds\x12:\n" +
-	"\x10pagination_limit\x18\x02 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"requestIds\x12<\n" +
+	"\x10pagination_limit\x18\x02 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x04 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +

@@ -917,16 +917,16 @@ var File_trading_v1_trading_proto protoreflect.FileDescriptor
 const file_trading_v1_trading_proto_rawDesc = "" +
 	"\n" +
 	"\x18trading/v1/trading.proto\x12\n" +
-	"trading.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\xb7\x02\n" +
-	"\x18ListWalletHistoryRequest\x12%\n" +
-	"\twallet_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bwalletId\x12#\n" +
+	"trading.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\xd2\x02\n" +
+	"\x18ListWalletHistoryRequest\x12>\n" +
+	"\twallet_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13ZTEST-TW-DEMO000001R\bwalletId\x12#\n" +
 	"\bcurrency\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcurrency\x12\x1b\n" +
 	"\x04from\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04from\x12\x17\n" +
 	"\x02to\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02to\x12&\n" +
 	"\treference\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\treference\x12 \n" +
-	"\x06cursor\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\x06cursor\x12:\n" +
-	"\x10pagination_limit\x18\a \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01B\x13\n" +
+	"\x06cursor\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04R\x06cursor\x12<\n" +
+	"\x10pagination_limit\x18\a \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01B\x13\n" +
 	"\x11_pagination_limit\"m\n" +
 	"\x19ListWalletHistoryResponse\x12/\n" +
 	"\x05items\x18\x01 \x03(\v2\x19.trading.v1.WalletPostingR\x05items\x12\x1f\n" +
@@ -948,7 +948,7 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x11available_balance\x18\v \x01(\tR\x10availableBalance\x12%\n" +
 	"\x0eledger_balance\x18\f \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\r \x01(\tR\x11pendingOutBalance\x12,\n" +
-	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\x97\x04\n" +
+	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\x99\x04\n" +
 	"\x14SearchWalletsRequest\x12\"\n" +
 	"\x03ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x03ids\x12-\n" +
@@ -964,9 +964,9 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"currencies\x12/\n" +
 	"\n" +
 	"created_by\x18\a \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\xfe\x01R\tcreatedBy\x12:\n" +
-	"\x10pagination_limit\x18\b \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"\x10\x80\b\"\x05r\x03\x18\xfe\x01R\tcreatedBy\x12<\n" +
+	"\x10pagination_limit\x18\b \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\t \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\n" +
 	" \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
@@ -999,7 +999,7 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x13pending_out_balance\x18\x04 \x01(\v2\x11.common.v1.AmountR\x11pendingOutBalance\x12?\n" +
 	"\x12pending_in_balance\x18\x05 \x01(\v2\x11.common.v1.AmountR\x10pendingInBalance\x12?\n" +
 	"\x12fee_buffer_balance\x18\x06 \x01(\v2\x11.common.v1.AmountR\x10feeBufferBalance\x12G\n" +
-	"\x13sub_client_balances\x18\a \x01(\v2\x17.google.protobuf.StructR\x11subClientBalances\"\xf3\x02\n" +
+	"\x13sub_client_balances\x18\a \x01(\v2\x17.google.protobuf.StructR\x11subClientBalances\"\xf5\x02\n" +
 	"\x19ListVaultAddressesRequest\x12.\n" +
 	"\taddresses\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x12/\n" +
@@ -1008,9 +1008,9 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12.\n" +
 	"\n" +
 	"currencies\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\n" +
-	"currencies\x12:\n" +
-	"\x10pagination_limit\x18\x04 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
+	"currencies\x12<\n" +
+	"\x10pagination_limit\x18\x04 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
+	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
 	"\x11pagination_offset\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x01R\x10paginationOffset\x88\x01\x01\x12#\n" +
 	"\x04sort\x18\x06 \x01(\v2\x0f.common.v1.SortR\x04sortB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +

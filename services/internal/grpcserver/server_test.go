@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -103,7 +104,7 @@ func (h *harness) call(t *testing.T, vasp string) (*compliancev1.SetVaspActivati
 	if err != nil {
 		t.Fatal(err)
 	}
-	return compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: vasp})
+	return compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: vasp, Valid: "true"})
 }
 
 func waitHealth(t *testing.T, conn *grpc.ClientConn, service string, want healthpb.HealthCheckResponse_ServingStatus) {
@@ -146,6 +147,8 @@ func TestCalls(t *testing.T) {
 		{give: "panic", wantCode: codes.Internal, wantMsg: "internal error"},
 		{give: "fail", wantCode: codes.Internal, wantMsg: "internal error"},
 		{give: "ok", wantCode: codes.OK}, // still serving after a panic
+		// The declared bounds run in the chain, before the handler: vaspId is at most 128.
+		{give: strings.Repeat("v", 129), wantCode: codes.InvalidArgument, wantMsg: "vaspId must be at most 128 characters"},
 	}
 	for _, tt := range tests {
 		resp, err := h.call(t, tt.give)
@@ -168,7 +171,7 @@ func TestRefusesCallsThePolicyDoesNotAllow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: "ok"})
+	_, err = compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(ctx, &compliancev1.SetVaspActivationRequest{VaspId: "ok", Valid: "true"})
 	if status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("a system principal the policy does not admit: %v, want PermissionDenied", err)
 	}
@@ -181,7 +184,7 @@ func TestRefusesCallsThePolicyDoesNotAllow(t *testing.T) {
 func TestRefusesCallsWithoutPrincipal(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	_, err := compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(context.Background(), &compliancev1.SetVaspActivationRequest{VaspId: "ok"})
+	_, err := compliancev1.NewComplianceServiceClient(h.conn).SetVaspActivation(context.Background(), &compliancev1.SetVaspActivationRequest{VaspId: "ok", Valid: "true"})
 	if status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("call without principal: %v, want Unauthenticated", err)
 	}
