@@ -21,7 +21,7 @@ run: ## Start the whole suite on the embedded database with demo data (gateway o
 	go run ./deploy/local/cmd/suite
 
 .PHONY: test
-test: ## Run every test; starts the embedded database itself.
+test: node_modules/.installed ## Run every test; starts the embedded database itself.
 	deploy/local/with-db.sh go test $(TEST_FLAGS) $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go test $(TEST_FLAGS) ./...
 
@@ -34,7 +34,7 @@ fuzz: ## Run each fuzz target for FUZZ_TIME (CI runs them bounded).
 	  go test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZ_TIME) "$${t%%:*}"
 	done
 
-node_modules/.installed: package.json package-lock.json
+node_modules/.installed: package.json package-lock.json clients/typescript/package.json
 	npm ci --ignore-scripts
 	touch $@
 
@@ -56,11 +56,12 @@ generate: proto-deps ## Regenerate the Go, gRPC, gateway code and the OpenAPI do
 	go tool buf format -w proto
 	go tool buf generate
 	go run ./tools/cmd/openapidoc -in .gen/openapi/openapi.yaml -out gateway/openapi
+	npm run --silent generate --workspace clients/typescript
 
 .PHONY: check-generated
 check-generated: generate ## Fail when regenerating changes a committed file.
-	@if [[ -n "$$(git status --porcelain -- proto gateway/openapi)" ]]; then
-	  git status --porcelain -- proto gateway/openapi
+	@if [[ -n "$$(git status --porcelain -- proto gateway/openapi clients/typescript/src)" ]]; then
+	  git status --porcelain -- proto gateway/openapi clients/typescript/src
 	  echo "generated code is out of date: run make generate and commit" >&2
 	  exit 1
 	fi

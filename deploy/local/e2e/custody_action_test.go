@@ -1,7 +1,9 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -135,4 +137,53 @@ func TestPendingDemoWallet(t *testing.T) {
 	if w := legacyWalletOf(t, demo.CompanyZTEST, demo.PendingWalletID); w.Status != "PENDING_AUTH" {
 		t.Errorf("demo wallet is %s after refused actions", w.Status)
 	}
+}
+
+// TestWalletApprovalOverREST: a CHECKER approves a proposed wallet with REST calls and its own
+// approval key alone: list (endpoint 14), fetch the proposal (extension), sign the object it
+// returns as is, act (endpoint 4). The proposal names the caller as author, so the maker who
+// proposed the wallet is refused there already (four eyes), and a decided wallet has none.
+func TestWalletApprovalOverREST(t *testing.T) {
+	t.Parallel()
+	p := propose(t, demo.CompanyZTEST, demo.UserEmail("ztest", maker))
+	if w := legacyWalletOf(t, demo.CompanyZTEST, p.walletID); w.Status != "PENDING_AUTH" {
+		t.Fatalf("endpoint 14 lists %+v, want it PENDING_AUTH", w)
+	}
+	path := "/v2/api/core/wallets/" + p.walletID + "/proposal"
+	wantError(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodGet, path, nil), http.StatusForbidden, "ER-403")
+
+	var prop struct {
+		WalletID  string         `json:"walletId"`
+		Status    string         `json:"status"`
+		CreatedBy string         `json:"createdBy"`
+		Request   map[string]any `json:"request"`
+		Input     string         `json:"signingInput"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, checker), http.MethodGet, path, nil), &prop)
+	if prop.WalletID != p.walletID || prop.Status != "PENDING_AUTH" || prop.CreatedBy != demo.UserEmail("ztest", maker) {
+		t.Errorf("proposal %+v, want wallet %s PENDING_AUTH proposed by the maker", prop, p.walletID)
+	}
+	if diff := cmp.Diff(actionRequest(p, "ztest", checker, "Approve"), prop.Request); diff != "" {
+		t.Errorf("the object to sign (-what endpoint 4 checks +proposal):\n%s", diff)
+	}
+	// The signing input is the request object's canonical JSON: keys sorted, no white space.
+	var input map[string]any
+	if err := json.Unmarshal([]byte(prop.Input), &input); err != nil || !cmp.Equal(input, prop.Request) || strings.ContainsAny(prop.Input, " \n") {
+		t.Errorf("signingInput %q, want the canonical JSON of request (%v)", prop.Input, err)
+	}
+	sig, err := signing.SignApproval(userKey(t, demo.CompanyZTEST, checker), []byte(prop.Input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember(sig)
+	// As a shell client does: the signing input itself is the body's request.
+	body := []byte(`{"request":` + prop.Input + `,"signature":"` + sig + `"}`)
+	var got map[string]any
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, checker), http.MethodPost, walletActionPath(p.walletID), body), &got)
+	if w := legacyWalletOf(t, demo.CompanyZTEST, p.walletID); w.Status != "ACTIVE" || !w.Valid {
+		t.Errorf("approved wallet %+v, want ACTIVE and valid", w)
+	}
+	wantError(t, do(t, newClient(demo.CompanyZTEST, checker), http.MethodGet, path, nil), http.StatusConflict, "ER-409")
+	// Another company's checker cannot see it.
+	wantError(t, do(t, newClient(demo.CompanyZACME, checker), http.MethodGet, path, nil), http.StatusNotFound, "ER-102")
 }

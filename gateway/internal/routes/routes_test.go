@@ -36,6 +36,7 @@ func TestLoadFromProtos(t *testing.T) {
 		// Sorted by path template, then method.
 		{"GET", "/v2/api/core/wallets", "custody.v1.CustodyService.ListLegacyWallets", "returnAllWallets", false},
 		{"POST", "/v2/api/core/wallets/{wallet_id}/action", "custody.v1.CustodyService.ActOnLegacyWallet", "approveOrRejectWallet", false},
+		{"GET", "/v2/api/core/wallets/{wallet_id}/proposal", "custody.v1.CustodyService.GetLegacyWalletProposal", "getWalletProposal", true},
 		{"POST", "/v3/api/compliance/vasps/search", "compliance.v1.ComplianceService.SearchVasps", "searchVasps", false},
 		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation", "activateOrDeactivateVasp", false},
 		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees", "retrieveLedgerFees", true},

@@ -812,6 +812,165 @@ func (x *ActOnLegacyWalletRequest) GetSignature() string {
 	return ""
 }
 
+// Path of the proposal extension.
+type GetLegacyWalletProposalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A PENDING_AUTH wallet of the caller's company.
+	WalletId      string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLegacyWalletProposalRequest) Reset() {
+	*x = GetLegacyWalletProposalRequest{}
+	mi := &file_custody_v1_custody_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLegacyWalletProposalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLegacyWalletProposalRequest) ProtoMessage() {}
+
+func (x *GetLegacyWalletProposalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_custody_v1_custody_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLegacyWalletProposalRequest.ProtoReflect.Descriptor instead.
+func (*GetLegacyWalletProposalRequest) Descriptor() ([]byte, []int) {
+	return file_custody_v1_custody_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetLegacyWalletProposalRequest) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+// A pending wallet's proposal and what the calling CHECKER signs.
+type GetLegacyWalletProposalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The wallet id.
+	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// The proposed name.
+	WalletName string `protobuf:"bytes,2,opt,name=wallet_name,json=walletName,proto3" json:"wallet_name,omitempty"`
+	// The proposed currency, e.g. eth-eth.
+	CurrencyId string `protobuf:"bytes,3,opt,name=currency_id,json=currencyId,proto3" json:"currency_id,omitempty"`
+	// E-mail of the proposing user (who may not approve it).
+	CreatedBy string `protobuf:"bytes,4,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// When it was proposed, ISO 8601 UTC.
+	CreatedAt string `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// PENDING_AUTH.
+	Status string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	// The object to sign, ready for Approve: the caller as author, the company's domain, the
+	// wallet's single-use intent and its proposal signature. Sign the canonical JSON of it (keys
+	// sorted, no white space) with the caller's P-256 approval key (ECDSA over SHA-256, DER,
+	// base64) and send it with the signature to endpoint 4; set `type` to Reject to reject.
+	Request *WalletActionRequest `protobuf:"bytes,7,opt,name=request,proto3" json:"request,omitempty"`
+	// The canonical JSON of `request`: the exact bytes an Approve signature covers, and itself
+	// a valid `request` for endpoint 4's body.
+	SigningInput  string `protobuf:"bytes,8,opt,name=signing_input,json=signingInput,proto3" json:"signing_input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLegacyWalletProposalResponse) Reset() {
+	*x = GetLegacyWalletProposalResponse{}
+	mi := &file_custody_v1_custody_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLegacyWalletProposalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLegacyWalletProposalResponse) ProtoMessage() {}
+
+func (x *GetLegacyWalletProposalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_custody_v1_custody_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLegacyWalletProposalResponse.ProtoReflect.Descriptor instead.
+func (*GetLegacyWalletProposalResponse) Descriptor() ([]byte, []int) {
+	return file_custody_v1_custody_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetLegacyWalletProposalResponse) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetWalletName() string {
+	if x != nil {
+		return x.WalletName
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetCurrencyId() string {
+	if x != nil {
+		return x.CurrencyId
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetLegacyWalletProposalResponse) GetRequest() *WalletActionRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *GetLegacyWalletProposalResponse) GetSigningInput() string {
+	if x != nil {
+		return x.SigningInput
+	}
+	return ""
+}
+
 // The signed part of a wallet action.
 type WalletActionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -831,7 +990,7 @@ type WalletActionRequest struct {
 
 func (x *WalletActionRequest) Reset() {
 	*x = WalletActionRequest{}
-	mi := &file_custody_v1_custody_proto_msgTypes[11]
+	mi := &file_custody_v1_custody_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -843,7 +1002,7 @@ func (x *WalletActionRequest) String() string {
 func (*WalletActionRequest) ProtoMessage() {}
 
 func (x *WalletActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_custody_v1_custody_proto_msgTypes[11]
+	mi := &file_custody_v1_custody_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -856,7 +1015,7 @@ func (x *WalletActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WalletActionRequest.ProtoReflect.Descriptor instead.
 func (*WalletActionRequest) Descriptor() ([]byte, []int) {
-	return file_custody_v1_custody_proto_rawDescGZIP(), []int{11}
+	return file_custody_v1_custody_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WalletActionRequest) GetAuthor() *Author {
@@ -907,7 +1066,7 @@ type Author struct {
 
 func (x *Author) Reset() {
 	*x = Author{}
-	mi := &file_custody_v1_custody_proto_msgTypes[12]
+	mi := &file_custody_v1_custody_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1078,7 @@ func (x *Author) String() string {
 func (*Author) ProtoMessage() {}
 
 func (x *Author) ProtoReflect() protoreflect.Message {
-	mi := &file_custody_v1_custody_proto_msgTypes[12]
+	mi := &file_custody_v1_custody_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1091,7 @@ func (x *Author) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Author.ProtoReflect.Descriptor instead.
 func (*Author) Descriptor() ([]byte, []int) {
-	return file_custody_v1_custody_proto_rawDescGZIP(), []int{12}
+	return file_custody_v1_custody_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Author) GetId() string {
@@ -960,7 +1119,7 @@ type ActOnLegacyWalletResponse struct {
 
 func (x *ActOnLegacyWalletResponse) Reset() {
 	*x = ActOnLegacyWalletResponse{}
-	mi := &file_custody_v1_custody_proto_msgTypes[13]
+	mi := &file_custody_v1_custody_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +1131,7 @@ func (x *ActOnLegacyWalletResponse) String() string {
 func (*ActOnLegacyWalletResponse) ProtoMessage() {}
 
 func (x *ActOnLegacyWalletResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_custody_v1_custody_proto_msgTypes[13]
+	mi := &file_custody_v1_custody_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +1144,7 @@ func (x *ActOnLegacyWalletResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActOnLegacyWalletResponse.ProtoReflect.Descriptor instead.
 func (*ActOnLegacyWalletResponse) Descriptor() ([]byte, []int) {
-	return file_custody_v1_custody_proto_rawDescGZIP(), []int{13}
+	return file_custody_v1_custody_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ActOnLegacyWalletResponse) GetId() string {
@@ -1064,7 +1223,22 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x18ActOnLegacyWalletRequest\x12B\n" +
 	"\twallet_id\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18\x80\x01\x92\x02\x17ZTEST-NOBENF-DEMO000004R\bwalletId\x129\n" +
 	"\arequest\x18\x02 \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12\x8c\x01\n" +
-	"\tsignature\x18\x03 \x01(\tBn\xbaHk\xc8\x01\x01rf\x18\x80\x04\x92\x02`MEUCIQDfm3Z2u7n1w5YQ0g8d5mB3kqg9J4ZrN0yTQnVbX8a1XwIgcF2hYkq4uTj0bV6nQ1fR8s3mZ7wLx9yPe2dKc5oA4Ug=R\tsignature\"\xf2\x01\n" +
+	"\tsignature\x18\x03 \x01(\tBn\xbaHk\xc8\x01\x01rf\x18\x80\x04\x92\x02`MEUCIQDfm3Z2u7n1w5YQ0g8d5mB3kqg9J4ZrN0yTQnVbX8a1XwIgcF2hYkq4uTj0bV6nQ1fR8s3mZ7wLx9yPe2dKc5oA4Ug=R\tsignature\"d\n" +
+	"\x1eGetLegacyWalletProposalRequest\x12B\n" +
+	"\twallet_id\x18\x01 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18\x80\x01\x92\x02\x17ZTEST-NOBENF-DEMO000004R\bwalletId\"\xb6\x02\n" +
+	"\x1fGetLegacyWalletProposalResponse\x12\x1b\n" +
+	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1f\n" +
+	"\vwallet_name\x18\x02 \x01(\tR\n" +
+	"walletName\x12\x1f\n" +
+	"\vcurrency_id\x18\x03 \x01(\tR\n" +
+	"currencyId\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x04 \x01(\tR\tcreatedBy\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\tR\tcreatedAt\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x129\n" +
+	"\arequest\x18\a \x01(\v2\x1f.custody.v1.WalletActionRequestR\arequest\x12#\n" +
+	"\rsigning_input\x18\b \x01(\tR\fsigningInput\"\xf2\x01\n" +
 	"\x13WalletActionRequest\x12*\n" +
 	"\x06author\x18\x01 \x01(\v2\x12.custody.v1.AuthorR\x06author\x122\n" +
 	"\x10target_domain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0etargetDomainId\x12%\n" +
@@ -1075,7 +1249,7 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x02id\x12%\n" +
 	"\tdomain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bdomainId\"+\n" +
 	"\x19ActOnLegacyWalletResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id2\xff\b\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id2\x81\f\n" +
 	"\x0eCustodyService\x12\xe0\x01\n" +
 	"\x0eListLedgerFees\x12!.custody.v1.ListLedgerFeesRequest\x1a\".custody.v1.ListLedgerFeesResponse\"\x86\x01\xbaG\\\n" +
 	"\acustody\x12!Retrieve ledger fees per currency*\x12retrieveLedgerFees2\x1a\n" +
@@ -1092,7 +1266,15 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x11ListLegacyWallets\x12$.custody.v1.ListLegacyWalletsRequest\x1a%.custody.v1.ListLegacyWalletsResponse\"j\xbaGK\n" +
 	"\x04core\x12\x17Return all wallets (v2)*\x10returnAllWallets2\x18\n" +
 	"\x16\n" +
-	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02\x16\x12\x14/v2/api/core/wallets\x12\xcf\x02\n" +
+	"\fsubmitter-id\x12\x06header\x82\xd3\xe4\x93\x02\x16\x12\x14/v2/api/core/wallets\x12\xff\x02\n" +
+	"\x17GetLegacyWalletProposal\x12*.custody.v1.GetLegacyWalletProposalRequest\x1a+.custody.v1.GetLegacyWalletProposalResponse\"\x8a\x02\xbaG\xd5\x01\n" +
+	"\x04core\x12DGet a pending wallet's proposal and the approval object to sign (v2)*\x11getWalletProposal2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01BX\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x12*\n" +
+	"\x03409\x12#\x12!\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02+\x12)/v2/api/core/wallets/{wallet_id}/proposal\x12\xcf\x02\n" +
 	"\x11ActOnLegacyWallet\x12$.custody.v1.ActOnLegacyWalletRequest\x1a%.custody.v1.ActOnLegacyWalletResponse\"\xec\x01\xbaG\xb6\x01\n" +
 	"\x04core\x12#Approve or reject a new wallet (v2)*\x15approveOrRejectWallet2\x18\n" +
 	"\x16\n" +
@@ -1114,48 +1296,53 @@ func file_custody_v1_custody_proto_rawDescGZIP() []byte {
 	return file_custody_v1_custody_proto_rawDescData
 }
 
-var file_custody_v1_custody_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_custody_v1_custody_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_custody_v1_custody_proto_goTypes = []any{
-	(*ListLedgerFeesRequest)(nil),     // 0: custody.v1.ListLedgerFeesRequest
-	(*ListLedgerFeesResponse)(nil),    // 1: custody.v1.ListLedgerFeesResponse
-	(*LedgerFee)(nil),                 // 2: custody.v1.LedgerFee
-	(*FeeTier)(nil),                   // 3: custody.v1.FeeTier
-	(*ActivateTrustlineRequest)(nil),  // 4: custody.v1.ActivateTrustlineRequest
-	(*ActivateTrustlineResponse)(nil), // 5: custody.v1.ActivateTrustlineResponse
-	(*ListLegacyWalletsRequest)(nil),  // 6: custody.v1.ListLegacyWalletsRequest
-	(*ListLegacyWalletsResponse)(nil), // 7: custody.v1.ListLegacyWalletsResponse
-	(*LegacyWallet)(nil),              // 8: custody.v1.LegacyWallet
-	(*AssetBalance)(nil),              // 9: custody.v1.AssetBalance
-	(*ActOnLegacyWalletRequest)(nil),  // 10: custody.v1.ActOnLegacyWalletRequest
-	(*WalletActionRequest)(nil),       // 11: custody.v1.WalletActionRequest
-	(*Author)(nil),                    // 12: custody.v1.Author
-	(*ActOnLegacyWalletResponse)(nil), // 13: custody.v1.ActOnLegacyWalletResponse
-	(*v1.ErrorObject)(nil),            // 14: common.v1.ErrorObject
+	(*ListLedgerFeesRequest)(nil),           // 0: custody.v1.ListLedgerFeesRequest
+	(*ListLedgerFeesResponse)(nil),          // 1: custody.v1.ListLedgerFeesResponse
+	(*LedgerFee)(nil),                       // 2: custody.v1.LedgerFee
+	(*FeeTier)(nil),                         // 3: custody.v1.FeeTier
+	(*ActivateTrustlineRequest)(nil),        // 4: custody.v1.ActivateTrustlineRequest
+	(*ActivateTrustlineResponse)(nil),       // 5: custody.v1.ActivateTrustlineResponse
+	(*ListLegacyWalletsRequest)(nil),        // 6: custody.v1.ListLegacyWalletsRequest
+	(*ListLegacyWalletsResponse)(nil),       // 7: custody.v1.ListLegacyWalletsResponse
+	(*LegacyWallet)(nil),                    // 8: custody.v1.LegacyWallet
+	(*AssetBalance)(nil),                    // 9: custody.v1.AssetBalance
+	(*ActOnLegacyWalletRequest)(nil),        // 10: custody.v1.ActOnLegacyWalletRequest
+	(*GetLegacyWalletProposalRequest)(nil),  // 11: custody.v1.GetLegacyWalletProposalRequest
+	(*GetLegacyWalletProposalResponse)(nil), // 12: custody.v1.GetLegacyWalletProposalResponse
+	(*WalletActionRequest)(nil),             // 13: custody.v1.WalletActionRequest
+	(*Author)(nil),                          // 14: custody.v1.Author
+	(*ActOnLegacyWalletResponse)(nil),       // 15: custody.v1.ActOnLegacyWalletResponse
+	(*v1.ErrorObject)(nil),                  // 16: common.v1.ErrorObject
 }
 var file_custody_v1_custody_proto_depIdxs = []int32{
 	2,  // 0: custody.v1.ListLedgerFeesResponse.items:type_name -> custody.v1.LedgerFee
 	3,  // 1: custody.v1.LedgerFee.high:type_name -> custody.v1.FeeTier
 	3,  // 2: custody.v1.LedgerFee.medium:type_name -> custody.v1.FeeTier
 	3,  // 3: custody.v1.LedgerFee.low:type_name -> custody.v1.FeeTier
-	14, // 4: custody.v1.LedgerFee.error:type_name -> common.v1.ErrorObject
+	16, // 4: custody.v1.LedgerFee.error:type_name -> common.v1.ErrorObject
 	9,  // 5: custody.v1.ActivateTrustlineResponse.asset_balance:type_name -> custody.v1.AssetBalance
 	8,  // 6: custody.v1.ListLegacyWalletsResponse.wallets:type_name -> custody.v1.LegacyWallet
 	9,  // 7: custody.v1.LegacyWallet.asset_balances:type_name -> custody.v1.AssetBalance
-	11, // 8: custody.v1.ActOnLegacyWalletRequest.request:type_name -> custody.v1.WalletActionRequest
-	12, // 9: custody.v1.WalletActionRequest.author:type_name -> custody.v1.Author
-	0,  // 10: custody.v1.CustodyService.ListLedgerFees:input_type -> custody.v1.ListLedgerFeesRequest
-	4,  // 11: custody.v1.CustodyService.ActivateTrustline:input_type -> custody.v1.ActivateTrustlineRequest
-	6,  // 12: custody.v1.CustodyService.ListLegacyWallets:input_type -> custody.v1.ListLegacyWalletsRequest
-	10, // 13: custody.v1.CustodyService.ActOnLegacyWallet:input_type -> custody.v1.ActOnLegacyWalletRequest
-	1,  // 14: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
-	5,  // 15: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
-	7,  // 16: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
-	13, // 17: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
-	14, // [14:18] is the sub-list for method output_type
-	10, // [10:14] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	13, // 8: custody.v1.ActOnLegacyWalletRequest.request:type_name -> custody.v1.WalletActionRequest
+	13, // 9: custody.v1.GetLegacyWalletProposalResponse.request:type_name -> custody.v1.WalletActionRequest
+	14, // 10: custody.v1.WalletActionRequest.author:type_name -> custody.v1.Author
+	0,  // 11: custody.v1.CustodyService.ListLedgerFees:input_type -> custody.v1.ListLedgerFeesRequest
+	4,  // 12: custody.v1.CustodyService.ActivateTrustline:input_type -> custody.v1.ActivateTrustlineRequest
+	6,  // 13: custody.v1.CustodyService.ListLegacyWallets:input_type -> custody.v1.ListLegacyWalletsRequest
+	11, // 14: custody.v1.CustodyService.GetLegacyWalletProposal:input_type -> custody.v1.GetLegacyWalletProposalRequest
+	10, // 15: custody.v1.CustodyService.ActOnLegacyWallet:input_type -> custody.v1.ActOnLegacyWalletRequest
+	1,  // 16: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
+	5,  // 17: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
+	7,  // 18: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
+	12, // 19: custody.v1.CustodyService.GetLegacyWalletProposal:output_type -> custody.v1.GetLegacyWalletProposalResponse
+	15, // 20: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
+	16, // [16:21] is the sub-list for method output_type
+	11, // [11:16] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_custody_v1_custody_proto_init() }
@@ -1169,7 +1356,7 @@ func file_custody_v1_custody_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_custody_v1_custody_proto_rawDesc), len(file_custody_v1_custody_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

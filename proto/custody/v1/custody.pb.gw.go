@@ -132,6 +132,45 @@ func local_request_CustodyService_ListLegacyWallets_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_CustodyService_GetLegacyWalletProposal_0(ctx context.Context, marshaler runtime.Marshaler, client CustodyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLegacyWalletProposalRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["wallet_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "wallet_id")
+	}
+	protoReq.WalletId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "wallet_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetLegacyWalletProposal(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CustodyService_GetLegacyWalletProposal_0(ctx context.Context, marshaler runtime.Marshaler, server CustodyServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetLegacyWalletProposalRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["wallet_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "wallet_id")
+	}
+	protoReq.WalletId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "wallet_id", err)
+	}
+	msg, err := server.GetLegacyWalletProposal(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CustodyService_ActOnLegacyWallet_0(ctx context.Context, marshaler runtime.Marshaler, client CustodyServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq ActOnLegacyWalletRequest
@@ -242,6 +281,26 @@ func RegisterCustodyServiceHandlerServer(ctx context.Context, mux *runtime.Serve
 			return
 		}
 		forward_CustodyService_ListLegacyWallets_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CustodyService_GetLegacyWalletProposal_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/custody.v1.CustodyService/GetLegacyWalletProposal", runtime.WithHTTPPathPattern("/v2/api/core/wallets/{wallet_id}/proposal"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CustodyService_GetLegacyWalletProposal_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CustodyService_GetLegacyWalletProposal_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodPost, pattern_CustodyService_ActOnLegacyWallet_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -354,6 +413,23 @@ func RegisterCustodyServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 		}
 		forward_CustodyService_ListLegacyWallets_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CustodyService_GetLegacyWalletProposal_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/custody.v1.CustodyService/GetLegacyWalletProposal", runtime.WithHTTPPathPattern("/v2/api/core/wallets/{wallet_id}/proposal"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CustodyService_GetLegacyWalletProposal_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CustodyService_GetLegacyWalletProposal_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CustodyService_ActOnLegacyWallet_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -375,15 +451,17 @@ func RegisterCustodyServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 }
 
 var (
-	pattern_CustodyService_ListLedgerFees_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "custody", "currencies", "fees"}, ""))
-	pattern_CustodyService_ActivateTrustline_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"v3", "api", "custody", "wallets", "wallet_id", "activate", "currency_id"}, ""))
-	pattern_CustodyService_ListLegacyWallets_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v2", "api", "core", "wallets"}, ""))
-	pattern_CustodyService_ActOnLegacyWallet_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"v2", "api", "core", "wallets", "wallet_id", "action"}, ""))
+	pattern_CustodyService_ListLedgerFees_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "custody", "currencies", "fees"}, ""))
+	pattern_CustodyService_ActivateTrustline_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"v3", "api", "custody", "wallets", "wallet_id", "activate", "currency_id"}, ""))
+	pattern_CustodyService_ListLegacyWallets_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v2", "api", "core", "wallets"}, ""))
+	pattern_CustodyService_GetLegacyWalletProposal_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"v2", "api", "core", "wallets", "wallet_id", "proposal"}, ""))
+	pattern_CustodyService_ActOnLegacyWallet_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"v2", "api", "core", "wallets", "wallet_id", "action"}, ""))
 )
 
 var (
-	forward_CustodyService_ListLedgerFees_0    = runtime.ForwardResponseMessage
-	forward_CustodyService_ActivateTrustline_0 = runtime.ForwardResponseMessage
-	forward_CustodyService_ListLegacyWallets_0 = runtime.ForwardResponseMessage
-	forward_CustodyService_ActOnLegacyWallet_0 = runtime.ForwardResponseMessage
+	forward_CustodyService_ListLedgerFees_0          = runtime.ForwardResponseMessage
+	forward_CustodyService_ActivateTrustline_0       = runtime.ForwardResponseMessage
+	forward_CustodyService_ListLegacyWallets_0       = runtime.ForwardResponseMessage
+	forward_CustodyService_GetLegacyWalletProposal_0 = runtime.ForwardResponseMessage
+	forward_CustodyService_ActOnLegacyWallet_0       = runtime.ForwardResponseMessage
 )

@@ -21,10 +21,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CustodyService_ListLedgerFees_FullMethodName    = "/custody.v1.CustodyService/ListLedgerFees"
-	CustodyService_ActivateTrustline_FullMethodName = "/custody.v1.CustodyService/ActivateTrustline"
-	CustodyService_ListLegacyWallets_FullMethodName = "/custody.v1.CustodyService/ListLegacyWallets"
-	CustodyService_ActOnLegacyWallet_FullMethodName = "/custody.v1.CustodyService/ActOnLegacyWallet"
+	CustodyService_ListLedgerFees_FullMethodName          = "/custody.v1.CustodyService/ListLedgerFees"
+	CustodyService_ActivateTrustline_FullMethodName       = "/custody.v1.CustodyService/ActivateTrustline"
+	CustodyService_ListLegacyWallets_FullMethodName       = "/custody.v1.CustodyService/ListLegacyWallets"
+	CustodyService_GetLegacyWalletProposal_FullMethodName = "/custody.v1.CustodyService/GetLegacyWalletProposal"
+	CustodyService_ActOnLegacyWallet_FullMethodName       = "/custody.v1.CustodyService/ActOnLegacyWallet"
 )
 
 // CustodyServiceClient is the client API for CustodyService service.
@@ -39,6 +40,10 @@ type CustodyServiceClient interface {
 	ActivateTrustline(ctx context.Context, in *ActivateTrustlineRequest, opts ...grpc.CallOption) (*ActivateTrustlineResponse, error)
 	// Endpoint 14: all wallets of the caller's company (v2).
 	ListLegacyWallets(ctx context.Context, in *ListLegacyWalletsRequest, opts ...grpc.CallOption) (*ListLegacyWalletsResponse, error)
+	// Extension of endpoint 4: a pending v2 wallet's proposal with the object the calling
+	// CHECKER signs to approve it (set `type` to Reject to reject it): list (endpoint 14), fetch
+	// this, sign, then act (endpoint 4), over REST alone.
+	GetLegacyWalletProposal(ctx context.Context, in *GetLegacyWalletProposalRequest, opts ...grpc.CallOption) (*GetLegacyWalletProposalResponse, error)
 	// Endpoint 4: approve or reject a new wallet (v2).
 	ActOnLegacyWallet(ctx context.Context, in *ActOnLegacyWalletRequest, opts ...grpc.CallOption) (*ActOnLegacyWalletResponse, error)
 }
@@ -81,6 +86,16 @@ func (c *custodyServiceClient) ListLegacyWallets(ctx context.Context, in *ListLe
 	return out, nil
 }
 
+func (c *custodyServiceClient) GetLegacyWalletProposal(ctx context.Context, in *GetLegacyWalletProposalRequest, opts ...grpc.CallOption) (*GetLegacyWalletProposalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLegacyWalletProposalResponse)
+	err := c.cc.Invoke(ctx, CustodyService_GetLegacyWalletProposal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *custodyServiceClient) ActOnLegacyWallet(ctx context.Context, in *ActOnLegacyWalletRequest, opts ...grpc.CallOption) (*ActOnLegacyWalletResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ActOnLegacyWalletResponse)
@@ -103,6 +118,10 @@ type CustodyServiceServer interface {
 	ActivateTrustline(context.Context, *ActivateTrustlineRequest) (*ActivateTrustlineResponse, error)
 	// Endpoint 14: all wallets of the caller's company (v2).
 	ListLegacyWallets(context.Context, *ListLegacyWalletsRequest) (*ListLegacyWalletsResponse, error)
+	// Extension of endpoint 4: a pending v2 wallet's proposal with the object the calling
+	// CHECKER signs to approve it (set `type` to Reject to reject it): list (endpoint 14), fetch
+	// this, sign, then act (endpoint 4), over REST alone.
+	GetLegacyWalletProposal(context.Context, *GetLegacyWalletProposalRequest) (*GetLegacyWalletProposalResponse, error)
 	// Endpoint 4: approve or reject a new wallet (v2).
 	ActOnLegacyWallet(context.Context, *ActOnLegacyWalletRequest) (*ActOnLegacyWalletResponse, error)
 	mustEmbedUnimplementedCustodyServiceServer()
@@ -123,6 +142,9 @@ func (UnimplementedCustodyServiceServer) ActivateTrustline(context.Context, *Act
 }
 func (UnimplementedCustodyServiceServer) ListLegacyWallets(context.Context, *ListLegacyWalletsRequest) (*ListLegacyWalletsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListLegacyWallets not implemented")
+}
+func (UnimplementedCustodyServiceServer) GetLegacyWalletProposal(context.Context, *GetLegacyWalletProposalRequest) (*GetLegacyWalletProposalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLegacyWalletProposal not implemented")
 }
 func (UnimplementedCustodyServiceServer) ActOnLegacyWallet(context.Context, *ActOnLegacyWalletRequest) (*ActOnLegacyWalletResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ActOnLegacyWallet not implemented")
@@ -202,6 +224,24 @@ func _CustodyService_ListLegacyWallets_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CustodyService_GetLegacyWalletProposal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLegacyWalletProposalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CustodyServiceServer).GetLegacyWalletProposal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CustodyService_GetLegacyWalletProposal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CustodyServiceServer).GetLegacyWalletProposal(ctx, req.(*GetLegacyWalletProposalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CustodyService_ActOnLegacyWallet_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ActOnLegacyWalletRequest)
 	if err := dec(in); err != nil {
@@ -238,6 +278,10 @@ var CustodyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListLegacyWallets",
 			Handler:    _CustodyService_ListLegacyWallets_Handler,
+		},
+		{
+			MethodName: "GetLegacyWalletProposal",
+			Handler:    _CustodyService_GetLegacyWalletProposal_Handler,
 		},
 		{
 			MethodName: "ActOnLegacyWallet",

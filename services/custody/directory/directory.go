@@ -53,6 +53,35 @@ func (d *Directory) Author(ctx context.Context, id string) (custody.Author, erro
 	if u.GetId() != id {
 		return custody.Author{}, fmt.Errorf("get user %s: the directory answered user %q", id, u.GetId())
 	}
-	return custody.Author{ID: u.GetId(), Email: u.GetEmail(), CompanyID: u.GetCompanyId(), DomainID: resp.GetCompanyDomainId(),
-		Roles: u.GetRoles(), Active: u.GetActive(), PublicKey: u.GetPublicKey()}, nil
+	return author(u, resp.GetCompanyDomainId()), nil
+}
+
+// AuthorByEmail returns companyID's user with email and the company's domain (the service
+// desk's GetCaller). An unknown company or user answers apperr.ErrNotFound.
+func (d *Directory) AuthorByEmail(ctx context.Context, companyID, email string) (custody.Author, error) {
+	ctx, err := d.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: System})
+	if err != nil {
+		return custody.Author{}, err
+	}
+	resp, err := d.identity.GetCaller(ctx, &servicedeskv1.GetCallerRequest{CompanyId: companyID, UserEmail: email})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound:
+		return custody.Author{}, fmt.Errorf("user %s of %s: %w", email, companyID, apperr.ErrNotFound)
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return custody.Author{}, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable,
+			Message: "the user directory is unavailable; retry later"}
+	default:
+		return custody.Author{}, fmt.Errorf("get caller %s of %s: %s", email, companyID, status.Convert(err).Message()) // internal, logged
+	}
+	u := resp.GetUser()
+	if u == nil || u.GetEmail() != email || u.GetCompanyId() != companyID {
+		return custody.Author{}, fmt.Errorf("user %s of %s: %w", email, companyID, apperr.ErrNotFound)
+	}
+	return author(u, resp.GetCompany().GetDomainId()), nil
+}
+
+func author(u *servicedeskv1.User, domainID string) custody.Author {
+	return custody.Author{ID: u.GetId(), Email: u.GetEmail(), CompanyID: u.GetCompanyId(), DomainID: domainID,
+		Roles: u.GetRoles(), Active: u.GetActive(), PublicKey: u.GetPublicKey()}
 }

@@ -107,3 +107,44 @@ func TestAuthorFailures(t *testing.T) {
 		})
 	}
 }
+
+// caller is a service desk whose GetCaller knows one user of ZTEST.
+type caller struct {
+	servicedeskv1.IdentityServiceClient
+	asked *servicedeskv1.GetCallerRequest
+}
+
+func (c *caller) GetCaller(_ context.Context, in *servicedeskv1.GetCallerRequest, _ ...grpc.CallOption) (*servicedeskv1.GetCallerResponse, error) {
+	c.asked = in
+	if in.GetCompanyId() != "ZTEST" {
+		return nil, status.Error(codes.NotFound, "no such company")
+	}
+	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: "ZTEST", DomainId: "d0d0d0d0-0000-4000-8000-000000000001"}}
+	if in.GetUserEmail() == "api-checker@ztest.example" {
+		resp.User = &servicedeskv1.User{Id: userID, Email: in.GetUserEmail(), CompanyId: "ZTEST", Roles: []string{"CHECKER"}, Active: true}
+	}
+	return resp, nil
+}
+
+func TestAuthorByEmail(t *testing.T) {
+	t.Parallel()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &caller{}
+	dir := directory.New(fake, principal.NewSigner("custody", priv, time.Minute))
+	got, err := dir.AuthorByEmail(context.Background(), "ZTEST", "api-checker@ztest.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != userID || got.DomainID != "d0d0d0d0-0000-4000-8000-000000000001" || got.CompanyID != "ZTEST" {
+		t.Errorf("AuthorByEmail = %+v, want the user with its company's domain", got)
+	}
+	// A company without that user, and an unknown company, are not found.
+	for _, give := range [][2]string{{"ZTEST", "nobody@ztest.example"}, {"ZACME", "api-checker@ztest.example"}} {
+		if _, err := dir.AuthorByEmail(context.Background(), give[0], give[1]); !errors.Is(err, apperr.ErrNotFound) {
+			t.Errorf("AuthorByEmail(%s, %s) = %v, want not found", give[0], give[1], err)
+		}
+	}
+}

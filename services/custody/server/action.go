@@ -10,6 +10,7 @@ import (
 
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -89,4 +90,56 @@ func (s *Server) signedBy(ctx context.Context, p principal.Principal, req *custo
 		return author, fmt.Errorf("encode request object: %w", err)
 	}
 	return author, custody.VerifySignature(author, signed, req.GetSignature())
+}
+
+// GetLegacyWalletProposal returns a pending wallet of the caller's company and the approval
+// object the calling CHECKER signs for endpoint 4 (extension): the caller as author, the
+// company's domain, the wallet's intent and proposal signature. The checks of endpoint 4 that
+// depend on the caller run here already, so a proposer or a non-CHECKER learns at once.
+func (s *Server) GetLegacyWalletProposal(ctx context.Context, req *custodyv1.GetLegacyWalletProposalRequest) (*custodyv1.GetLegacyWalletProposalResponse, error) {
+	p, err := companyCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != principal.KindUser {
+		return nil, apperr.Forbidden("the approval object names its author: call with submitter-id")
+	}
+	if s.authors == nil {
+		return nil, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable, Message: "wallet approvals are unavailable: no user directory is configured"}
+	}
+	w, err := s.wallet(ctx, p.CompanyID, req.GetWalletId())
+	if err != nil {
+		return nil, err
+	}
+	if w.Status != custody.StatusPendingAuth || w.Intent == nil || w.Intent.Decision != nil {
+		return nil, apperr.Precondition(apperr.CodeConflict, "walletId", "wallet %s is %s: it awaits no approval", w.ID, w.Status)
+	}
+	author, err := s.authors.AuthorByEmail(ctx, p.CompanyID, p.UserEmail)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, apperr.Forbidden("submitter-id is not a user of the company")
+	}
+	if err != nil {
+		return nil, err
+	}
+	a := custody.Action{AuthorID: author.ID, AuthorDomainID: author.DomainID, TargetDomainID: author.DomainID,
+		IntentID: w.Intent.ID, ProposalSignature: w.Intent.ProposalSignature, Type: custody.ActionApprove}
+	if err := custody.Authorize(w, author, a); err != nil {
+		return nil, err
+	}
+	request := &custodyv1.WalletActionRequest{
+		Author:         &custodyv1.Author{Id: a.AuthorID, DomainId: a.AuthorDomainID},
+		TargetDomainId: a.TargetDomainID, IntentId: a.IntentID, ProposalSignature: a.ProposalSignature, Type: a.Type,
+	}
+	raw, err := protojson.Marshal(request)
+	if err != nil {
+		return nil, fmt.Errorf("encode request object: %w", err)
+	}
+	signingInput, err := canonical.FromJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("canonical request object: %w", err)
+	}
+	return &custodyv1.GetLegacyWalletProposalResponse{
+		WalletId: w.ID, WalletName: w.Name, CurrencyId: w.CurrencyID, CreatedBy: w.CreatedBy,
+		CreatedAt: formatTime(w.CreatedAt), Status: w.Status, Request: request, SigningInput: string(signingInput),
+	}, nil
 }

@@ -45,6 +45,15 @@ func (d directory) Author(_ context.Context, id string) (custody.Author, error) 
 	return u.Author, nil
 }
 
+func (d directory) AuthorByEmail(_ context.Context, companyID, email string) (custody.Author, error) {
+	for _, u := range d {
+		if u.Email == email && u.CompanyID == companyID {
+			return u.Author, nil
+		}
+	}
+	return custody.Author{}, fmt.Errorf("user %s: %w", email, apperr.ErrNotFound)
+}
+
 func newUser(t *testing.T, id, email, companyID, domain string, roles ...string) user {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

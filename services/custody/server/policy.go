@@ -20,6 +20,7 @@ func Policy() authz.Policy {
 		custodyv1.CustodyService_ListLegacyWallets_FullMethodName:         authz.Anyone,
 		custodyv1.CustodyService_ActivateTrustline_FullMethodName:         {Roles: []string{principal.RoleMaker}},
 		custodyv1.CustodyService_ActOnLegacyWallet_FullMethodName:         {Company: true, Roles: []string{principal.RoleChecker}},
+		custodyv1.CustodyService_GetLegacyWalletProposal_FullMethodName:   {Roles: []string{principal.RoleChecker}},
 		custodyv1.CustodyAdminService_RefreshFeeEstimates_FullMethodName:  authz.System("*"),
 		custodyv1.CustodyAdminService_ProposeLegacyWallet_FullMethodName:  authz.System("*"),
 		custodyv1.CustodyLedgerService_CheckTransferTarget_FullMethodName: authz.System(InterchangeSystem),

@@ -36,6 +36,8 @@ type Store interface {
 // answers apperr.ErrNotFound.
 type Authors interface {
 	Author(ctx context.Context, id string) (custody.Author, error)
+	// AuthorByEmail finds the company's user by e-mail (the submitter-id of a request).
+	AuthorByEmail(ctx context.Context, companyID, email string) (custody.Author, error)
 }
 
 // Options configure the custody API.

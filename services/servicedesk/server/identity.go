@@ -31,8 +31,8 @@ func NewIdentity(dir Directory) *Identity { return &Identity{dir: dir} }
 // GetCaller returns a company and, when asked, one of its users. Only the gateway may ask.
 func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRequest) (*servicedeskv1.GetCallerResponse, error) {
 	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem || p.System != "gateway" {
-		return nil, apperr.Forbidden("identity lookups are reserved to the gateway")
+	if !ok || p.Kind != principal.KindSystem || (p.System != "gateway" && p.System != "custody") {
+		return nil, apperr.Forbidden("identity lookups are reserved to the gateway and custody")
 	}
 	if req.GetCompanyId() == "" {
 		return nil, apperr.Missing("companyId")
