@@ -27,6 +27,7 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/services/logging"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -60,6 +61,7 @@ func (g *Gateway) bindPublicURL(addr net.Addr) {
 
 // New connects the backends and builds the handler.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error) {
+	logger = logging.WithRequests(logger)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -109,7 +111,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 	api := edge.Shed(shed, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
 	// Outside the shedder, so that the requests it refuses are counted too.
 	g.metrics = newMetrics(table, api)
-	g.Handler = edge.EchoRequestID(g.routes(g.metrics.instrument(api)))
+	g.Handler = edge.EchoRequestID(requestLog(logger, g.routes(g.metrics.instrument(api))))
 	return g, nil
 }
 
@@ -152,7 +154,7 @@ func (g *Gateway) mux(ctx context.Context, table *routes.Table) (*runtime.ServeM
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithMetadata(func(ctx context.Context, _ *http.Request) metadata.MD {
-			return metadata.Pairs(principal.MetadataKey, auth.Token(ctx))
+			return metadata.Join(metadata.Pairs(principal.MetadataKey, auth.Token(ctx)), requestMetadata(ctx))
 		}),
 	)
 	regs := []struct {

@@ -90,7 +90,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		var f failure
 		switch {
 		case errors.As(err, &f):
-			a.Logger.Info("request refused", "reason", f.msg, "path", r.URL.Path)
+			a.Logger.InfoContext(r.Context(), "request refused", "reason", f.msg, "path", r.URL.Path)
 			code := apperr.CodeUnauthorized
 			if f.code != "" {
 				code = f.code
@@ -102,7 +102,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			if st < 500 || status.Code(err) == codes.Unknown { // e.g. the replay store's database is unreachable
 				st, d = http.StatusServiceUnavailable, httperr.Detail{Code: apperr.CodeUnavailable, Message: "authentication is unavailable, retry later"}
 			}
-			a.Logger.Warn("authentication unavailable", "error", err.Error())
+			a.Logger.WarnContext(r.Context(), "authentication unavailable", "error", err.Error())
 			httperr.Write(w, st, d.Code, d.Message)
 			return
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
 	compliancedir "github.com/zcustody/suite/services/internal/directory"
+	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
@@ -97,7 +98,7 @@ func userDirectory(cfg Config, logger *slog.Logger) (server.Authors, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	conn, err := grpc.NewClient(cfg.ServicedeskAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(cfg.ServicedeskAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial servicedesk: %w", err)
 	}
@@ -110,7 +111,7 @@ func beneficiaries(cfg Config, logger *slog.Logger) (server.Owners, func(), erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("compliance directory: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial compliance: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/grpcserver"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -98,17 +99,17 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	tradingConn, err := grpc.NewClient(cfg.TradingAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	tradingConn, err := grpc.NewClient(cfg.TradingAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 	if err != nil {
 		return fmt.Errorf("dial trading: %w", err)
 	}
 	defer tradingConn.Close()
-	custodyConn, err := grpc.NewClient(cfg.CustodyAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	custodyConn, err := grpc.NewClient(cfg.CustodyAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 	if err != nil {
 		return fmt.Errorf("dial custody: %w", err)
 	}
 	defer custodyConn.Close()
-	complianceConn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	complianceConn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 	if err != nil {
 		return fmt.Errorf("dial compliance: %w", err)
 	}

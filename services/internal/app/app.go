@@ -13,6 +13,7 @@ import (
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
+	"github.com/zcustody/suite/services/logging"
 	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/principal"
 )
@@ -29,6 +30,7 @@ type Deps struct {
 // Setup validates cfg, connects the database and builds the gRPC server.
 // policy is the service's authorization table (authz).
 func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.Logger, policy authz.Policy) (*Deps, error) {
+	logger = logging.WithRequests(logger)
 	if err := cfg.Validate(service); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,7 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: 5 * time.Minute, MaxConnectionAge: 30 * time.Minute, MaxConnectionAgeGrace: 30 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
+			requestContext(),
 			metrics.UnaryServerInterceptor(),
 			logUnary(logger),
 			recovery.UnaryServerInterceptor(panics),

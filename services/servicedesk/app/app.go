@@ -15,6 +15,7 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"
@@ -59,7 +60,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	plugins := server.NewPlugins(map[string]pluginv1.PluginServiceClient{}, signer)
 	for owner, addr := range map[string]string{"trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr, "custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr} {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
 		if err != nil {
 			return fmt.Errorf("dial %s: %w", owner, err)
 		}
