@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -90,6 +91,7 @@ type rendered struct {
 	jobs         []batchv1.Job
 	disruption   []policyv1.PodDisruptionBudget
 	netPolicies  []networkingv1.NetworkPolicy
+	autoscalers  []autoscalingv2.HorizontalPodAutoscaler
 }
 
 func TestManifests(t *testing.T) {
@@ -101,9 +103,17 @@ func TestManifests(t *testing.T) {
 		// production-like (demo keys refused), the local overlay deploys the
 		// example secrets and must accept them.
 		wantProduction string
+		// wantMinScale is the autoscalers' minimum; wantSpread says whether
+		// MongoDB's members must be on different nodes (required) or only
+		// preferably (a one-node laptop cluster).
+		wantMinScale int32
+		wantSpread   bool
+		// wantDigests: every image is pinned by digest (the production example).
+		wantDigests bool
 	}{
-		{give: "base", wantReplicas: 2, wantProduction: "true"},
-		{give: "overlays/local", wantReplicas: 1, wantProduction: "false"},
+		{give: "base", wantReplicas: 2, wantProduction: "true", wantMinScale: 2, wantSpread: true},
+		{give: "overlays/local", wantReplicas: 1, wantProduction: "false", wantMinScale: 1},
+		{give: "overlays/production-example", wantReplicas: 2, wantProduction: "true", wantMinScale: 2, wantSpread: true, wantDigests: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.give, func(t *testing.T) {
@@ -114,6 +124,9 @@ func TestManifests(t *testing.T) {
 			t.Run("secret readers", func(t *testing.T) { checkSecretReaders(t, r) })
 			t.Run("trust", func(t *testing.T) { checkTrust(t, r) })
 			t.Run("production", func(t *testing.T) { checkSetting(t, r, "PRODUCTION", tt.wantProduction) })
+			t.Run("operations", func(t *testing.T) { checkOperations(t, r, tt.wantMinScale, tt.wantSpread) })
+			t.Run("network", func(t *testing.T) { checkNetwork(t, r) })
+			t.Run("images", func(t *testing.T) { checkImages(t, r, tt.wantDigests) })
 			for _, d := range r.deployments {
 				t.Run("Deployment/"+d.Name, func(t *testing.T) { checkDeployment(t, r, d, tt.wantReplicas) })
 			}
@@ -173,6 +186,8 @@ func (r *rendered) add(kind string, data []byte) error {
 		return decodeInto(data, &r.disruption)
 	case "NetworkPolicy":
 		return decodeInto(data, &r.netPolicies)
+	case "HorizontalPodAutoscaler":
+		return decodeInto(data, &r.autoscalers)
 	}
 	return fmt.Errorf("kind %s is not checked by this test: teach rendered.add about it", kind)
 }
@@ -242,6 +257,9 @@ func (r rendered) namespacedObjects() []objectRef {
 	for _, o := range r.netPolicies {
 		refs = append(refs, objectRef{"NetworkPolicy", o.Name, o.Namespace})
 	}
+	for _, o := range r.autoscalers {
+		refs = append(refs, objectRef{"HorizontalPodAutoscaler", o.Name, o.Namespace})
+	}
 	return refs
 }
 
@@ -276,8 +294,8 @@ func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas
 	checkReferences(t, r, owner, spec)
 	checkExposed(t, owner, selecting(r.services, d.Spec.Template.Labels), spec.Containers)
 	app := spec.Containers[0]
-	if want := "custody-suite/" + d.Name + ":dev"; app.Image != want {
-		t.Errorf("%s: image %q, want %q", owner, app.Image, want)
+	if !strings.HasPrefix(app.Image, "custody-suite/"+d.Name+":") && !strings.Contains(app.Image, "/custody-suite/"+d.Name+"@sha256:") {
+		t.Errorf("%s: image %q, want custody-suite/%s", owner, app.Image, d.Name)
 	}
 	if got := envValue(app, "MONGODB_DATABASE"); got != d.Name {
 		t.Errorf("%s: MONGODB_DATABASE = %q, want %q (each service owns its database)", owner, got, d.Name)
