@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -54,6 +57,7 @@ func run(ctx context.Context) error {
   gateway     %s   (OpenAPI: %s/openapi.json, health: %s/healthz)
   database    %s
   logs        %s
+  gRPC        %s
 
 Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example):
 
@@ -63,7 +67,7 @@ Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example)
 
 %s
 Press Ctrl-C to stop.
-`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), limits(s.GatewayConfig()))
+`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), grpcAddrs(s.Services), limits(s.GatewayConfig()))
 	feedFees(ctx, s.MongoURI, logger)
 	fmt.Println("stopping…")
 	return s.Stop()
@@ -71,6 +75,19 @@ Press Ctrl-C to stop.
 
 // limits describes the gateway's effective limits, which for local work are looser than a
 // deployment's defaults (gateway/app.Config).
+// grpcAddrs lists the services' internal gRPC addresses (signed system principals only;
+// suitectl's internal calls read them from DATA_DIR/services.json).
+func grpcAddrs(addrs map[string]string) string {
+	var b strings.Builder
+	for i, name := range slices.Sorted(maps.Keys(addrs)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name + " " + addrs[name])
+	}
+	return b.String()
+}
+
 func limits(c gatewayapp.Config) string {
 	onOff := func(v float64, unit string) string {
 		if v <= 0 {
