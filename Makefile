@@ -67,7 +67,7 @@ check-generated: generate ## Fail when regenerating changes a committed file.
 	fi
 
 .PHONY: lint
-lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linter, gofmt and go vet.
+lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linters, gofmt and go vet.
 	go tool buf lint
 	go tool buf format --diff --exit-code proto
 	# The contracts at BREAKING_REF, built with today's third-party protos (they are not in git).
@@ -78,6 +78,7 @@ lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linter, gofm
 	(cd "$$against/tree" && go tool buf build proto -o "$$against/image.binpb")
 	go tool buf breaking proto --against "$$against/image.binpb"
 	npx --no-install redocly lint --config gateway/openapi/redocly.yaml gateway/openapi/openapi.yaml
+	npx --no-install spectral lint gateway/openapi/openapi.yaml -r gateway/openapi/spectral.yaml --fail-severity error
 	test -z "$$(gofmt -l proto services gateway deploy)" || { gofmt -l proto services gateway deploy; exit 1; }
 	go vet $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go vet ./...

@@ -2,6 +2,7 @@
 // from the protos and the hand-written base (gateway/openapi/base.yaml), and writes it as YAML
 // and JSON for the gateway to serve. It works on the parsed document, never on its text:
 //
+//   - an array schema without items gets `items: {}`;
 //   - schemas no operation reaches (the messages of internal services) are dropped;
 //   - schema names lose their proto package (`custody.v1.Wallet` becomes `Wallet`), so the
 //     document never names a gRPC package; two messages of one name are an error;
@@ -108,6 +109,7 @@ func finish(root *yaml.Node) error {
 		return errors.New("no components: is the base document merged?")
 	}
 	pruneSchemas(root, get(components, "schemas"))
+	arrayItems(root)
 	if err := shortSchemaNames(root, get(components, "schemas")); err != nil {
 		return err
 	}
@@ -167,6 +169,16 @@ func orderRoot(root *yaml.Node) {
 	for _, p := range pairs {
 		root.Content = append(root.Content, p.k, p.v)
 	}
+}
+
+// arrayItems gives every array schema without items an explicit `items: {}` (any value), as
+// JSON Schema means it and linters require it (google.protobuf.Value's list branch).
+func arrayItems(root *yaml.Node) {
+	walk(root, func(m *yaml.Node) {
+		if scalar(m, "type") == "array" && get(m, "items") == nil {
+			set(m, "items", &yaml.Node{Kind: yaml.MappingNode})
+		}
+	})
 }
 
 // pruneSchemas drops the schemas that nothing outside components.schemas reaches.
