@@ -29,7 +29,7 @@ type gatewayRun struct {
 func startGateway(t *testing.T, s *suite, change func(*gatewayapp.Config)) *gatewayRun {
 	t.Helper()
 	cfg := s.stack.GatewayConfig()
-	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.HTTPAddr, cfg.MetricsAddr = "127.0.0.1:0", "127.0.0.1:0"
 	change(&cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &gatewayRun{cancel: cancel, done: make(chan error, 1)}

@@ -74,8 +74,10 @@ type Stack struct {
 	keys       keyFiles
 	runCtx     context.Context
 	gatewayCfg gatewayapp.Config
-	mu         sync.Mutex
-	procs      map[string]*proc
+	// gatewayMetrics is the gateway's metrics address.
+	gatewayMetrics string
+	mu             sync.Mutex
+	procs          map[string]*proc
 }
 
 // proc is one running service.
@@ -227,6 +229,18 @@ func (s *Stack) metricsAddr(name string, again bool) (string, error) {
 	return freeAddr()
 }
 
+// Metrics returns the metrics address (Prometheus, /metrics) of every process: the five
+// services and the gateway.
+func (s *Stack) Metrics() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{"gateway": s.gatewayMetrics}
+	for name, p := range s.procs {
+		out[name] = p.metrics
+	}
+	return out
+}
+
 // StopService stops one service as its process would stop on SIGTERM: health turns
 // NOT_SERVING, in-flight calls get the service's ShutdownTimeout to finish, then the rest
 // are cut. It returns once the service has returned, with what it returned.
@@ -280,8 +294,14 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	// The metrics take any free port, so that stacks running in parallel never collide.
-	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: "127.0.0.1:0", MongoURI: s.MongoURI, Database: "gateway",
+	// The metrics take a free port, so that stacks running in parallel never collide; it is
+	// picked here so that Metrics can tell it.
+	gatewayMetrics, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	s.gatewayMetrics = gatewayMetrics
+	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: gatewayMetrics, MongoURI: s.MongoURI, Database: "gateway",
 		ServicedeskAddr: s.Services[servicedeskapp.Name], TradingAddr: s.Services[tradingapp.Name],
 		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
 		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",

@@ -58,6 +58,7 @@ func run(ctx context.Context) error {
   database    %s
   logs        %s
   gRPC        %s
+  metrics     %s
 
 Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example):
 
@@ -67,7 +68,7 @@ Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example)
 
 %s
 Press Ctrl-C to stop.
-`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), grpcAddrs(s.Services), limits(s.GatewayConfig()))
+`, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), addrList(s.Services), addrList(s.Metrics()), limits(s.GatewayConfig()))
 	feedFees(ctx, s.MongoURI, logger)
 	fmt.Println("stopping…")
 	return s.Stop()
@@ -75,9 +76,10 @@ Press Ctrl-C to stop.
 
 // limits describes the gateway's effective limits, which for local work are looser than a
 // deployment's defaults (gateway/app.Config).
-// grpcAddrs lists the services' internal gRPC addresses (signed system principals only;
-// suitectl's internal calls read them from DATA_DIR/services.json).
-func grpcAddrs(addrs map[string]string) string {
+// addrList lists addresses by process name: the services' internal gRPC addresses (signed
+// system principals only; suitectl's internal calls read them from DATA_DIR/services.json),
+// or every process's metrics address.
+func addrList(addrs map[string]string) string {
 	var b strings.Builder
 	for i, name := range slices.Sorted(maps.Keys(addrs)) {
 		if i > 0 {

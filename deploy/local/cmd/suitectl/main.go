@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/zcustody/suite/deploy/local/demo"
@@ -46,7 +47,7 @@ func run(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 && fs.Arg(0) == "grpc" {
-		return internalCall(envOr("DATA_DIR", ".data"), fs.Args()[1:])
+		return internalCall(dataDir(), fs.Args()[1:])
 	}
 	if fs.NArg() < 2 || fs.NArg() > 4 {
 		return fmt.Errorf("usage: suitectl [flags] METHOD PATH [BODY] | suitectl [flags] approve REQUEST-ID [Approve|Reject [REASON]]")
@@ -92,4 +93,28 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// dataDir is the folder of the running suite's services file: DATA_DIR when set, else the
+// .data of the nearest folder, from here upwards, that holds one (make run writes it in the
+// repository root), so suitectl works from any folder of the repository.
+func dataDir() string {
+	if d := os.Getenv("DATA_DIR"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ".data"
+	}
+	for {
+		candidate := filepath.Join(dir, ".data")
+		if _, err := os.Stat(filepath.Join(candidate, "services.json")); err == nil {
+			return candidate
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ".data"
+		}
+		dir = parent
+	}
 }
