@@ -685,8 +685,9 @@ export interface components {
             /**
              * order
              * @description `ASC` (default) or `DESC`.
+             * @enum {string}
              */
-            order?: string;
+            order?: "ASC" | "DESC";
         };
         /**
          * SearchVaspsRequest
@@ -707,7 +708,7 @@ export interface components {
              * travel_rule_methods
              * @description MANUAL, TRUST, ZODIA, UNHOSTED.
              */
-            travelRuleMethods?: string[];
+            travelRuleMethods?: ("MANUAL" | "TRUST" | "ZODIA" | "UNHOSTED")[];
             /**
              * pagination_limit
              * Format: int32
@@ -1138,8 +1139,9 @@ export interface components {
             /**
              * type
              * @description Approve or Reject.
+             * @enum {string}
              */
-            type?: string;
+            type?: "Approve" | "Reject";
         };
         /**
          * @description Represents a JSON object.
@@ -1185,8 +1187,9 @@ export interface components {
              * withdrawal_confirmation
              * @description ACCEPT or DECLINE.
              * @example DECLINE
+             * @enum {string}
              */
-            withdrawalConfirmation: string;
+            withdrawalConfirmation: "ACCEPT" | "DECLINE";
             /**
              * reason
              * @description Required for DECLINE.
@@ -2121,7 +2124,7 @@ export interface components {
              * request_types
              * @description CREATE, UPDATE, DEACTIVATE.
              */
-            requestTypes?: string[];
+            requestTypes?: ("CREATE" | "UPDATE" | "DEACTIVATE")[];
         };
         /**
          * ListProductsResponse
@@ -2231,7 +2234,7 @@ export interface components {
              * request_types
              * @description CREATE, UPDATE or DEACTIVATE.
              */
-            requestTypes?: string[];
+            requestTypes?: ("CREATE" | "UPDATE" | "DEACTIVATE")[];
             /**
              * request_ids
              * @description SERV-REQ-... ids.
@@ -3242,7 +3245,7 @@ export interface operations {
                 /** @description VASP id. */
                 vaspId: string;
                 /** @description `true` activates, `false` deactivates; anything else is refused. */
-                valid: string;
+                valid: "true" | "false";
             };
             cookie?: never;
         };

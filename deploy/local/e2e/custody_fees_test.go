@@ -65,7 +65,12 @@ func TestLedgerFeesShape(t *testing.T) {
 			t.Errorf("%s: %+v, want SUCCESS values in %s", id, e, weight)
 		}
 	}
-	if diff := cmp.Diff(fees, ledgerFees(t, demo.CompanyZACME)); diff != "" {
+	// Every company sees the same estimates. xrp-xrp is left out: TestLedgerFeesRefresh, in
+	// parallel, refreshes it between the two reads.
+	others := ledgerFees(t, demo.CompanyZACME)
+	delete(fees, "xrp-xrp")
+	delete(others, "xrp-xrp")
+	if diff := cmp.Diff(fees, others); diff != "" {
 		t.Errorf("ZACME sees other fees than ZTEST (-ztest +zacme):\n%s", diff)
 	}
 	wantError(t, do(t, newClient(demo.CompanyZTEST, company), http.MethodPost, feesPath, nil), http.StatusUnauthorized, "ER-401") // submitter-id required

@@ -596,10 +596,10 @@ var File_common_v1_common_proto protoreflect.FileDescriptor
 
 const file_common_v1_common_proto_rawDesc = "" +
 	"\n" +
-	"\x16common/v1/common.proto\x12\tcommon.v1\x1a\x1bbuf/validate/validate.proto\">\n" +
+	"\x16common/v1/common.proto\x12\tcommon.v1\x1a\x1bbuf/validate/validate.proto\"L\n" +
 	"\x04Sort\x12\x17\n" +
-	"\x02by\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02by\x12\x1d\n" +
-	"\x05order\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18\bR\x05order\";\n" +
+	"\x02by\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02by\x12+\n" +
+	"\x05order\x18\x02 \x01(\tB\x15\xbaH\x12\xd8\x01\x01r\r\x18\bR\x03ASCR\x04DESCR\x05order\";\n" +
 	"\vErrorObject\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\tR\x04code\"\xa2\x01\n" +

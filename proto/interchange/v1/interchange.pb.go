@@ -1893,11 +1893,11 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
 	"blockchain\x18\x05 \x01(\tR\n" +
 	"blockchain\x12#\n" +
-	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xdf\x01\n" +
+	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xf0\x01\n" +
 	"\x18ConfirmWithdrawalRequest\x12C\n" +
 	"\vtransfer_id\x18\x01 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\x80\x01\x92\x02\x14TWD-ZTEST-0000000001R\n" +
-	"transferId\x12M\n" +
-	"\x17withdrawal_confirmation\x18\x02 \x01(\tB\x14\xbaH\x11\xc8\x01\x01r\f\x18 \x92\x02\aDECLINER\x16withdrawalConfirmation\x12/\n" +
+	"transferId\x12^\n" +
+	"\x17withdrawal_confirmation\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18 R\x06ACCEPTR\aDECLINE\x92\x02\aDECLINER\x16withdrawalConfirmation\x12/\n" +
 	"\x06reason\x18\x03 \x01(\tB\x17\xbaH\x14r\x12\x18\x80\x04\x92\x02\fnot expectedR\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +

@@ -1706,15 +1706,16 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x1a\n" +
 	"\bversions\x18\x02 \x01(\x05R\bversions\x12*\n" +
 	"\x11broken_at_version\x18\x03 \x01(\x05R\x0fbrokenAtVersion\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xd2\x05\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xee\x05\n" +
 	"\x15SearchRequestsRequest\x121\n" +
 	"\vproduct_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
 	"productIds\x121\n" +
 	"\vservice_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
-	"serviceIds\x123\n" +
-	"\rrequest_types\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\frequestTypes\x121\n" +
+	"serviceIds\x12O\n" +
+	"\rrequest_types\x18\x03 \x03(\tB*\xbaH'\x92\x01$\x102\" r\x1e\x18@R\x06CREATER\x06UPDATER\n" +
+	"DEACTIVATER\frequestTypes\x121\n" +
 	"\vrequest_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
 	"requestIds\x125\n" +
@@ -1781,7 +1782,7 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\rplugin_detail\x18\x02 \x01(\v2\x1c.servicedesk.v1.PluginDetailR\fpluginDetail\"^\n" +
 	"\fPluginDetail\x12\x1b\n" +
 	"\tentity_id\x18\x01 \x03(\tR\bentityId\x121\n" +
-	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\"\x93\x02\n" +
+	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\"\xaf\x02\n" +
 	"\x13ListProductsRequest\x12+\n" +
 	"\bproducts\x18\x01 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\bproducts\x121\n" +
 	"\vproduct_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
@@ -1790,8 +1791,9 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\vservice_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
 	"serviceIds\x124\n" +
-	"\rservice_names\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\fserviceNames\x123\n" +
-	"\rrequest_types\x18\x05 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\frequestTypes\"I\n" +
+	"\rservice_names\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\fserviceNames\x12O\n" +
+	"\rrequest_types\x18\x05 \x03(\tB*\xbaH'\x92\x01$\x102\" r\x1e\x18@R\x06CREATER\x06UPDATER\n" +
+	"DEACTIVATER\frequestTypes\"I\n" +
 	"\x14ListProductsResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.servicedesk.v1.CatalogItemR\x05items\"\x82\x02\n" +
 	"\vCatalogItem\x12\x18\n" +

@@ -24,11 +24,13 @@ import (
 )
 
 func main() {
+	restore := foreground()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
+	err := run(ctx)
+	stop()
+	restore()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "suite:", err)
-		stop()
 		os.Exit(1)
 	}
 }
