@@ -1397,7 +1397,7 @@ export interface components {
              * statuses
              * @description ACTIVE, DEACTIVATED.
              */
-            statuses?: string[];
+            statuses?: ("ACTIVE" | "DEACTIVATED")[];
             /**
              * address_fragment
              * @description Case-insensitive substring of the address.
@@ -1488,7 +1488,7 @@ export interface components {
              * statuses
              * @description Statuses.
              */
-            statuses?: string[];
+            statuses?: ("SETTLEMENT_RECEIVED" | "SETTLEMENT_INITIATED" | "SETTLEMENT_AWAITING_FUNDS" | "SETTLEMENT_PAY_IN" | "SETTLEMENT_PAY_OUT" | "SETTLEMENT_COMPLETE" | "SETTLEMENT_REJECTED" | "SETTLEMENT_FAILED")[];
             /**
              * venue_ids
              * @description Venues.
@@ -1549,7 +1549,7 @@ export interface components {
              * statuses
              * @description Statuses: PENDING_CONFIRMATION, ACCEPTED, DECLINED.
              */
-            statuses?: string[];
+            statuses?: ("PENDING_CONFIRMATION" | "ACCEPTED" | "DECLINED")[];
             /**
              * venue_ids
              * @description Venues that hold the wallets.
@@ -2249,7 +2249,7 @@ export interface components {
              * statuses
              * @description Request statuses.
              */
-            statuses?: string[];
+            statuses?: ("PENDING CONFIRMATION" | "PENDING AUTHORISATION" | "AUTHORISED" | "COMPLETED" | "FAILED" | "REJECTED" | "CANCELLED" | "EXPIRED")[];
             /**
              * modified_at
              * @description Days (YYYY-MM-DD, UTC) on which the request was last modified.
@@ -2573,7 +2573,7 @@ export interface components {
              * statuses
              * @description ACTIVE or DEACTIVATED.
              */
-            statuses?: string[];
+            statuses?: ("ACTIVE" | "DEACTIVATED")[];
             /**
              * company_ids
              * @description Company ids (only the caller's own can match).

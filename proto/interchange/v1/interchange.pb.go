@@ -1781,13 +1781,13 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x15settlement_request_id\x18\x01 \x01(\tR\x13settlementRequestId\x124\n" +
 	"\x16settlement_tracking_id\x18\x02 \x01(\tR\x14settlementTrackingId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12.\n" +
-	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\xd0\x03\n" +
+	"\x06errors\x18\x04 \x01(\v2\x16.common.v1.ErrorObjectR\x06errors\"\x80\x05\n" +
 	"\x18SearchSettlementsRequest\x12F\n" +
 	"\x16settlement_request_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x14settlementRequestIds\x12H\n" +
 	"\x17settlement_tracking_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x15settlementTrackingIds\x12*\n" +
-	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x15settlementTrackingIds\x12\xd9\x01\n" +
+	"\bstatuses\x18\x03 \x03(\tB\xbc\x01\xbaH\xb8\x01\x92\x01\xb4\x01\x102\"\xaf\x01r\xac\x01\x18@R\x13SETTLEMENT_RECEIVEDR\x14SETTLEMENT_INITIATEDR\x19SETTLEMENT_AWAITING_FUNDSR\x11SETTLEMENT_PAY_INR\x12SETTLEMENT_PAY_OUTR\x13SETTLEMENT_COMPLETER\x13SETTLEMENT_REJECTEDR\x11SETTLEMENT_FAILEDR\bstatuses\x12-\n" +
 	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12<\n" +
 	"\x10pagination_limit\x18\x05 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
@@ -1867,7 +1867,7 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x12_pagination_offset\"p\n" +
 	"%ListSettlementWalletAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total\"\xc1\x03\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"\xd6\x03\n" +
 	"\x1fListWhitelistedAddressesRequest\x12<\n" +
 	"\x10pagination_limit\x18\x01 \x01(\x05B\f\xbaH\t\x1a\a@\n" +
 	"\x18\x80\b(\x01H\x00R\x0fpaginationLimit\x88\x01\x01\x129\n" +
@@ -1876,8 +1876,8 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\taddresses\x120\n" +
 	"\vblockchains\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\vblockchains\x127\n" +
 	"\x0eblockchain_ids\x18\x05 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\rblockchainIds\x12*\n" +
-	"\bstatuses\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x123\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\rblockchainIds\x12?\n" +
+	"\bstatuses\x18\x06 \x03(\tB#\xbaH \x92\x01\x1d\x102\"\x19r\x17\x18@R\x06ACTIVER\vDEACTIVATEDR\bstatuses\x123\n" +
 	"\x10address_fragment\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0faddressFragmentB\x13\n" +
 	"\x11_pagination_limitB\x14\n" +
 	"\x12_pagination_offset\"r\n" +
@@ -1901,14 +1901,14 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tB\x17\xbaH\x14r\x12\x18\x80\x04\x92\x02\fnot expectedR\x06reason\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
-	"transferId\"\xa4\x03\n" +
+	"transferId\"\xce\x03\n" +
 	"\x18SearchWithdrawalsRequest\x123\n" +
 	"\ftransfer_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vtransferIds\x12/\n" +
 	"\n" +
 	"wallet_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12*\n" +
-	"\bstatuses\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x12-\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\twalletIds\x12T\n" +
+	"\bstatuses\x18\x03 \x03(\tB8\xbaH5\x92\x012\x102\".r,\x18@R\x14PENDING_CONFIRMATIONR\bACCEPTEDR\bDECLINEDR\bstatuses\x12-\n" +
 	"\tvenue_ids\x18\x04 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\bvenueIds\x12<\n" +
 	"\x10pagination_limit\x18\x05 \x01(\x05B\f\xbaH\t\x1a\a@\n" +

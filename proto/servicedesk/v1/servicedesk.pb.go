@@ -1706,7 +1706,7 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x1a\n" +
 	"\bversions\x18\x02 \x01(\x05R\bversions\x12*\n" +
 	"\x11broken_at_version\x18\x03 \x01(\x05R\x0fbrokenAtVersion\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xee\x05\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"\xd9\x06\n" +
 	"\x15SearchRequestsRequest\x121\n" +
 	"\vproduct_ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
@@ -1720,8 +1720,9 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\n" +
 	"requestIds\x125\n" +
 	"\x0eend_to_end_ids\x18\x05 \x03(\tB\x10\xbaH\r\x92\x01\n" +
-	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vendToEndIds\x12*\n" +
-	"\bstatuses\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18@R\bstatuses\x120\n" +
+	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\vendToEndIds\x12\x94\x01\n" +
+	"\bstatuses\x18\x06 \x03(\tBx\xbaHu\x92\x01r\x102\"nrl\x18@R\x14PENDING CONFIRMATIONR\x15PENDING AUTHORISATIONR\n" +
+	"AUTHORISEDR\tCOMPLETEDR\x06FAILEDR\bREJECTEDR\tCANCELLEDR\aEXPIREDR\bstatuses\x120\n" +
 	"\vmodified_at\x18\a \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\xee\x02\"\x04r\x02\x18 R\n" +
 	"modifiedAt\x12)\n" +
 	"\adetails\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\x80\x02R\adetails\x12/\n" +
