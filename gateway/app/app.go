@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 	api := edge.Shed(shed, edge.Guard(cfg.MaxBodyBytes, authn.Middleware(withTimeout(cfg.RequestTimeout, mux))))
 	// Outside the shedder, so that the requests it refuses are counted too.
 	g.metrics = newMetrics(table, api)
-	g.Handler = edge.EchoRequestID(requestLog(logger, g.routes(g.metrics.instrument(api))))
+	g.Handler = requestLog(logger, g.routes(g.metrics.instrument(api)))
 	return g, nil
 }
 

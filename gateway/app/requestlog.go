@@ -17,13 +17,17 @@ const HeaderTraceparent = "traceparent"
 
 // requestLog starts each request's part of its trace (the client's traceparent when valid, a
 // new trace otherwise) under the client's request-identifier, so that every line the gateway
-// logs about it, and the services' lines downstream (requestMetadata), name both; and it logs
-// one line per request with its answer.
+// logs about it, and the services' lines downstream (requestMetadata), name both; it echoes a
+// well-formed request-identifier (a UUID) on every answer, so that the client and support find
+// a request, failed or not, by the id the client chose; and it logs one line per request.
 func requestLog(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		req := logging.Continue(r.Header.Get(signing.HeaderRequestID), r.Header.Get(HeaderTraceparent))
 		ctx := logging.NewContext(r.Context(), req)
+		if req.ID != "" {
+			w.Header().Set(signing.HeaderRequestID, req.ID)
+		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),

@@ -20,7 +20,7 @@ const (
 // Request is what support needs to find a request in every process's log: the id the client
 // chose and the W3C trace it belongs to.
 type Request struct {
-	ID      string // request-identifier (a UUID), or empty
+	ID      string // request-identifier as the client sent it, when a UUID; else empty
 	TraceID string // 32 lowercase hex digits
 	SpanID  string // 16 lowercase hex digits: this process's part of the trace
 	Flags   string // 2 hex digits
@@ -50,7 +50,7 @@ var (
 func Continue(requestID, traceparent string) Request {
 	r := Request{SpanID: randomHex(8), Flags: "01"}
 	if uuidPattern.MatchString(requestID) {
-		r.ID = strings.ToLower(requestID)
+		r.ID = requestID
 	}
 	if m := traceparentPattern.FindStringSubmatch(traceparent); m != nil && m[1] != strings.Repeat("0", 32) && m[2] != strings.Repeat("0", 16) {
 		r.TraceID, r.Flags = m[1], m[3]

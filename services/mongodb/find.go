@@ -26,6 +26,14 @@ type Query struct {
 	Limit int64
 }
 
+// filter is the query's filter; none matches every document.
+func (q Query) filter() any {
+	if q.Filter == nil {
+		return bson.D{}
+	}
+	return q.Filter
+}
+
 // ErrPageTooLarge reports a page whose documents do not fit one reply (16 MiB): a defect of
 // the store (documents must stay bounded), never silently truncated.
 var ErrPageTooLarge = errors.New("mongodb: the page does not fit one reply")
@@ -39,11 +47,7 @@ func FindPage[T any](ctx context.Context, coll *mongo.Collection, q Query) ([]T,
 	}
 	ctx, cancel := searchContext(ctx)
 	defer cancel()
-	filter := q.Filter
-	if filter == nil {
-		filter = bson.D{}
-	}
-	cmd := bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: filter}}
+	cmd := bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: q.filter()}}
 	if len(q.Sort) > 0 {
 		cmd = append(cmd, bson.E{Key: "sort", Value: q.Sort})
 	}
@@ -146,11 +150,7 @@ func Search[T any](ctx context.Context, coll *mongo.Collection, q Query) ([]T, i
 	case n == 0 && q.Skip == 0:
 		return items, 0, nil
 	}
-	filter := q.Filter
-	if filter == nil {
-		filter = bson.D{}
-	}
-	total, err := Count(ctx, coll, filter)
+	total, err := Count(ctx, coll, q.filter())
 	if err != nil {
 		return nil, 0, err
 	}

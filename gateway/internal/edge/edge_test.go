@@ -174,36 +174,3 @@ func TestGuardRefusesDeclaredLengthUnread(t *testing.T) {
 		t.Errorf("read %d bytes of a body whose Content-Length is over the limit, want none", body.n)
 	}
 }
-
-func TestEchoRequestID(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		give string
-		want string
-	}{
-		{name: "uuid", give: "3f0e4b7a-8c1d-4e2f-9a6b-5c7d8e9f0a1b", want: "3f0e4b7a-8c1d-4e2f-9a6b-5c7d8e9f0a1b"},
-		{name: "absent", give: "", want: ""},
-		{name: "not a uuid", give: "hello", want: ""},
-		{name: "uuid in braces", give: "{3f0e4b7a-8c1d-4e2f-9a6b-5c7d8e9f0a1b}", want: ""},
-		{name: "urn form", give: "urn:uuid:3f0e4b7a-8c1d-4e2f-9a6b-5c7d8e9f0a1b", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			// The inner handler fails, as authentication would: the id is echoed all the same.
-			h := edge.EchoRequestID(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				http.Error(w, "no", http.StatusUnauthorized)
-			}))
-			req := httptest.NewRequest(http.MethodPost, "/v3/api/trading/wallets", nil)
-			if tt.give != "" {
-				req.Header.Set("request-identifier", tt.give)
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			if got := rec.Header().Get("request-identifier"); got != tt.want {
-				t.Errorf("request-identifier %q echoed as %q, want %q", tt.give, got, tt.want)
-			}
-		})
-	}
-}

@@ -16,15 +16,13 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/zcustody/suite/gateway/signing"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 )
-
-// HeaderSubmitter is the header whose requirement a method's operation annotation declares.
-const HeaderSubmitter = "submitter-id"
 
 // Route is one mapped method and path.
 type Route struct {
@@ -106,7 +104,7 @@ func fromMethod(md protoreflect.MethodDescriptor) (Route, bool, error) {
 	if op, _ := proto.GetExtension(md.Options(), openapiv3.E_Operation).(*openapiv3.Operation); op != nil {
 		r.OperationID = op.GetOperationId()
 		for _, p := range op.GetParameters() {
-			if h := p.GetParameter(); h != nil && h.GetIn() == "header" && strings.EqualFold(h.GetName(), HeaderSubmitter) {
+			if h := p.GetParameter(); h != nil && h.GetIn() == "header" && strings.EqualFold(h.GetName(), signing.HeaderSubmitter) {
 				r.SubmitterRequired = h.GetRequired()
 			}
 		}

@@ -39,15 +39,8 @@ func (d *Directory) Author(ctx context.Context, id string) (custody.Author, erro
 		return custody.Author{}, err
 	}
 	resp, err := d.identity.GetUser(ctx, &servicedeskv1.GetUserRequest{UserId: id})
-	switch status.Code(err) {
-	case codes.OK:
-	case codes.NotFound:
-		return custody.Author{}, fmt.Errorf("user %s: %w", id, apperr.ErrNotFound)
-	case codes.Unavailable, codes.DeadlineExceeded:
-		return custody.Author{}, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable,
-			Message: "the user directory is unavailable; retry later"}
-	default:
-		return custody.Author{}, fmt.Errorf("get user %s: %s", id, status.Convert(err).Message()) // internal, logged
+	if err != nil {
+		return custody.Author{}, lookupError("user "+id, err)
 	}
 	u := resp.GetUser()
 	if u.GetId() != id {
@@ -64,21 +57,28 @@ func (d *Directory) AuthorByEmail(ctx context.Context, companyID, email string) 
 		return custody.Author{}, err
 	}
 	resp, err := d.identity.GetCaller(ctx, &servicedeskv1.GetCallerRequest{CompanyId: companyID, UserEmail: email})
-	switch status.Code(err) {
-	case codes.OK:
-	case codes.NotFound:
-		return custody.Author{}, fmt.Errorf("user %s of %s: %w", email, companyID, apperr.ErrNotFound)
-	case codes.Unavailable, codes.DeadlineExceeded:
-		return custody.Author{}, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable,
-			Message: "the user directory is unavailable; retry later"}
-	default:
-		return custody.Author{}, fmt.Errorf("get caller %s of %s: %s", email, companyID, status.Convert(err).Message()) // internal, logged
+	if err != nil {
+		return custody.Author{}, lookupError("user "+email+" of "+companyID, err)
 	}
 	u := resp.GetUser()
 	if u == nil || u.GetEmail() != email || u.GetCompanyId() != companyID {
 		return custody.Author{}, fmt.Errorf("user %s of %s: %w", email, companyID, apperr.ErrNotFound)
 	}
 	return author(u, resp.GetCompany().GetDomainId()), nil
+}
+
+// lookupError maps a failed look-up of who: not found is apperr.ErrNotFound, a service desk
+// that cannot answer a 503, anything else an internal error (logged, never sent).
+func lookupError(who string, err error) error {
+	switch status.Code(err) {
+	case codes.NotFound:
+		return fmt.Errorf("%s: %w", who, apperr.ErrNotFound)
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable,
+			Message: "the user directory is unavailable; retry later"}
+	default:
+		return fmt.Errorf("look up %s: %s", who, status.Convert(err).Message())
+	}
 }
 
 func author(u *servicedeskv1.User, domainID string) custody.Author {

@@ -83,8 +83,9 @@ func TestSearchesCostOneFindAndOneCount(t *testing.T) {
 		if _, err := srv.ListVaultAddresses(user(company), &tradingv1.ListVaultAddressesRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := rec.take(); len(got) == 0 || got[0] != "find" || len(got) > 2 || (len(got) == 2 && got[1] != "aggregate") {
-			t.Errorf("ListVaultAddresses sent %v, want [find] or [find aggregate]", got)
+		// The wallet's few addresses fit a page of 10, which tells the total.
+		if got := rec.take(); !slices.Equal(got, []string{"find"}) {
+			t.Errorf("ListVaultAddresses sent %v, want [find]", got)
 		}
 	}
 }

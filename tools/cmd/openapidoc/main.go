@@ -159,15 +159,20 @@ func orderRoot(root *yaml.Node) {
 		}
 		return len(rootOrder)
 	}
+	sortKeys(root, func(a, b string) int { return rank(a) - rank(b) })
+}
+
+// sortKeys orders mapping m's members by their keys, stably.
+func sortKeys(m *yaml.Node, cmp func(a, b string) int) {
 	type pair struct{ k, v *yaml.Node }
-	pairs := make([]pair, 0, len(root.Content)/2)
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		pairs = append(pairs, pair{root.Content[i], root.Content[i+1]})
+	pairs := make([]pair, 0, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		pairs = append(pairs, pair{m.Content[i], m.Content[i+1]})
 	}
-	slices.SortStableFunc(pairs, func(a, b pair) int { return rank(a.k.Value) - rank(b.k.Value) })
-	root.Content = root.Content[:0]
+	slices.SortStableFunc(pairs, func(a, b pair) int { return cmp(a.k.Value, b.k.Value) })
+	m.Content = m.Content[:0]
 	for _, p := range pairs {
-		root.Content = append(root.Content, p.k, p.v)
+		m.Content = append(m.Content, p.k, p.v)
 	}
 }
 
@@ -364,21 +369,8 @@ func errorsOf(op *yaml.Node) error {
 			set(responses, r.status, ref("#/components/responses/"+r.name))
 		}
 	}
-	sortStatuses(responses)
+	sortKeys(responses, strings.Compare)
 	return nil
-}
-
-func sortStatuses(responses *yaml.Node) {
-	type pair struct{ k, v *yaml.Node }
-	pairs := make([]pair, 0, len(responses.Content)/2)
-	for i := 0; i+1 < len(responses.Content); i += 2 {
-		pairs = append(pairs, pair{responses.Content[i], responses.Content[i+1]})
-	}
-	slices.SortStableFunc(pairs, func(a, b pair) int { return strings.Compare(a.k.Value, b.k.Value) })
-	responses.Content = responses.Content[:0]
-	for _, p := range pairs {
-		responses.Content = append(responses.Content, p.k, p.v)
-	}
 }
 
 func ref(to string) *yaml.Node {
