@@ -5,7 +5,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
 
-GO_PACKAGES := ./proto/... ./services/... ./gateway/... ./deploy/local/... ./deploy/bench/...
+GO_PACKAGES := ./proto/... ./platform/... ./services/... ./gateway/... ./deploy/local/... ./deploy/bench/...
 TEST_FLAGS ?= -count=1 -timeout=15m
 # buf breaking compares the contracts against this git ref (CI sets it to the last landed commit).
 BREAKING_REF ?= main
@@ -26,7 +26,7 @@ test: node_modules/.installed ## Run every test; starts the embedded database it
 	cd deploy/k8s && GOWORK=off go test $(TEST_FLAGS) ./...
 
 FUZZ_TIME ?= 15s
-FUZZ_TARGETS := ./gateway/internal/auth:FuzzReadHeaders ./services/canonical:FuzzFromJSON ./services/internal/amount:FuzzParse ./gateway/internal/jsonpb:FuzzMarshalMatchesProtojson
+FUZZ_TARGETS := ./gateway/internal/auth:FuzzReadHeaders ./platform/canonical:FuzzFromJSON ./services/internal/amount:FuzzParse ./gateway/internal/jsonpb:FuzzMarshalMatchesProtojson
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZ_TIME (CI runs them bounded).
@@ -79,7 +79,7 @@ lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linters, gof
 	go tool buf breaking proto --against "$$against/image.binpb"
 	npx --no-install redocly lint --config gateway/openapi/redocly.yaml gateway/openapi/openapi.yaml
 	npx --no-install spectral lint gateway/openapi/openapi.yaml -r gateway/openapi/spectral.yaml --fail-severity error
-	test -z "$$(gofmt -l proto services gateway deploy)" || { gofmt -l proto services gateway deploy; exit 1; }
+	test -z "$$(gofmt -l proto platform services gateway deploy)" || { gofmt -l proto platform services gateway deploy; exit 1; }
 	go vet $(GO_PACKAGES)
 	cd deploy/k8s && GOWORK=off go vet ./...
 

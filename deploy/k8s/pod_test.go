@@ -251,7 +251,7 @@ func keyFiles(e corev1.EnvVar) ([]string, error) {
 }
 
 // parseInternalKeys reads INTERNAL_PUBLIC_KEYS ("name=path,name2=path2") into
-// issuer name => file, as services/config does.
+// issuer name => file, as platform/config does.
 func parseInternalKeys(value string) (map[string]string, error) {
 	issuers := map[string]string{}
 	for entry := range strings.SplitSeq(value, ",") {

@@ -8,6 +8,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/zcustody/suite/gateway v0.0.0-00010101000000-000000000000
+	github.com/zcustody/suite/platform v0.0.0-00010101000000-000000000000
 	github.com/zcustody/suite/proto v0.0.0-00010101000000-000000000000
 	github.com/zcustody/suite/services v0.0.0-00010101000000-000000000000
 	go.mongodb.org/mongo-driver/v2 v2.9.3
@@ -96,6 +97,7 @@ require (
 
 replace (
 	github.com/zcustody/suite/gateway => ../../gateway
+	github.com/zcustody/suite/platform => ../../platform
 	github.com/zcustody/suite/proto => ../../proto
 	github.com/zcustody/suite/services => ../../services
 )

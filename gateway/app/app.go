@@ -21,15 +21,15 @@ import (
 	"github.com/zcustody/suite/gateway/internal/httperr"
 	"github.com/zcustody/suite/gateway/internal/jsonpb"
 	"github.com/zcustody/suite/gateway/internal/routes"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/config"
-	"github.com/zcustody/suite/services/logging"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Gateway is the assembled HTTP handler and what it holds open.

@@ -23,7 +23,7 @@ import (
 
 	"github.com/zcustody/suite/gateway/app"
 	"github.com/zcustody/suite/gateway/internal/routes"
-	"github.com/zcustody/suite/services/testdb"
+	"github.com/zcustody/suite/platform/testdb"
 )
 
 // TestMetricsCountRoutesAndShedding: the metrics server on METRICS_ADDR counts the API's

@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // HeaderTraceparent is the W3C trace context header.

@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/logging"
 )
 
 func TestRequestLogEchoesTheRequestID(t *testing.T) {

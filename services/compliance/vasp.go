@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/page"
 )
 

@@ -8,9 +8,9 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/principal"
-	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // Types of a v2 wallet action (DESIGN.md §7).
@@ -74,11 +74,11 @@ func VerifySignature(author Author, requestJSON []byte, signature string) error 
 	if author.PublicKey == "" {
 		return apperr.Forbidden("the author has no registered approval key")
 	}
-	err := servicedesk.VerifyApproval(author.PublicKey, requestJSON, signature)
+	err := signing.VerifyApproval(author.PublicKey, requestJSON, signature)
 	if err == nil {
 		return nil
 	}
-	if !errors.Is(err, servicedesk.ErrBadApprovalSignature) {
+	if !errors.Is(err, signing.ErrBadApprovalSignature) {
 		return fmt.Errorf("author %s: %w", author.ID, err) // a broken registered key: internal
 	}
 	return &apperr.Error{Status: codes.PermissionDenied, Code: apperr.CodeForbidden, Field: "signature",

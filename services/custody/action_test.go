@@ -12,8 +12,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
 	"github.com/zcustody/suite/services/custody"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	exact "github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"
 )

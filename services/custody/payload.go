@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
 )
 
 // Intent is the single-use approval intent of a proposed v2 wallet: a CHECKER's signed

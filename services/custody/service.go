@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	money "github.com/zcustody/suite/services/internal/amount" // this package has an amount func
 	"github.com/zcustody/suite/services/internal/ledger"
 )

@@ -1,18 +1,5 @@
 package servicedesk
 
-import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
-	"errors"
-	"fmt"
-
-	"github.com/zcustody/suite/services/canonical"
-)
-
 // SignaturePlaceholder is what GetPendingRequest returns in place of a signature.
 const SignaturePlaceholder = "$$REPLACE$$"
 
@@ -22,36 +9,3 @@ const (
 	TypeApprove = "Approve"
 	TypeReject  = "Reject"
 )
-
-// ErrBadApprovalSignature is returned when an approval signature does not verify.
-var ErrBadApprovalSignature = errors.New("approval signature does not verify")
-
-// VerifyApproval checks a base64 DER ECDSA P-256 SHA-256 signature over the canonical JSON
-// of the request object (requestJSON, any JSON encoding) against the user's PEM public key.
-func VerifyApproval(publicKeyPEM string, requestJSON []byte, signatureB64 string) error {
-	block, _ := pem.Decode([]byte(publicKeyPEM))
-	if block == nil {
-		return fmt.Errorf("user key: no PEM block")
-	}
-	key, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return fmt.Errorf("user key: %w", err)
-	}
-	ecKey, ok := key.(*ecdsa.PublicKey)
-	if !ok || ecKey.Curve != elliptic.P256() {
-		return fmt.Errorf("user key: not EC P-256")
-	}
-	msg, err := canonical.FromJSON(requestJSON)
-	if err != nil {
-		return ErrBadApprovalSignature
-	}
-	sig, err := base64.StdEncoding.DecodeString(signatureB64)
-	if err != nil {
-		return ErrBadApprovalSignature
-	}
-	sum := sha256.Sum256(msg)
-	if !ecdsa.VerifyASN1(ecKey, sum[:], sig) {
-		return ErrBadApprovalSignature
-	}
-	return nil
-}

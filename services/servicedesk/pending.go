@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/canonical"
 )
 
 // PendingView is the request object a user signs to act on r: the maker confirms it as is,

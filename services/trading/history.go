@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/page"
 )
 

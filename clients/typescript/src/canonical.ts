@@ -1,4 +1,4 @@
-// Canonical JSON, as the suite verifies approval signatures over it (services/canonical):
+// Canonical JSON, as the suite verifies approval signatures over it (platform/canonical):
 // object keys sorted by their UTF-8 bytes, no white space, empty members left out (a member
 // whose value is null, "", or an object or array that is empty once pruned), array elements
 // kept in place (an element that prunes to nothing stays as its empty form), strings as

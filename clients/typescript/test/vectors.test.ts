@@ -1,5 +1,5 @@
 // The approval-signature test vectors shared with the Go implementation
-// (gateway/signing/testdata/approval-vectors.json): the canonical JSON of each request, its
+// (platform/signing/testdata/approval-vectors.json): the canonical JSON of each request, its
 // SHA-256, and a signature that verifies with the public key. docs/approval-signature.md
 // explains them.
 import { strict as assert } from "node:assert";
@@ -16,7 +16,7 @@ interface Vector {
   signature: string;
 }
 
-const file = JSON.parse(readFileSync(new URL("../../../../gateway/signing/testdata/approval-vectors.json", import.meta.url), "utf8")) as {
+const file = JSON.parse(readFileSync(new URL("../../../../platform/signing/testdata/approval-vectors.json", import.meta.url), "utf8")) as {
   publicKey: string;
   privateKey: string;
   vectors: Vector[];

@@ -32,7 +32,7 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
 	"github.com/zcustody/suite/gateway"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 var env struct {

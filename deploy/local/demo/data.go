@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 )

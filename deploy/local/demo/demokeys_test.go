@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // publishedKeys are every public key file shipped with the repository.
@@ -46,7 +46,7 @@ func TestDemoKeysAreKnown(t *testing.T) {
 		}
 		if !config.IsDemoKey(pub) {
 			fp, _ := config.Fingerprint(pub)
-			t.Errorf("%s (fingerprint %s) is not in services/config's demo key list", f, fp)
+			t.Errorf("%s (fingerprint %s) is not in platform/config's demo key list", f, fp)
 		}
 	}
 	if config.DemoKeyCount() != len(files) {

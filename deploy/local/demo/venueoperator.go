@@ -7,7 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 )

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // TestDirectoryCheckVasp calls compliance's internal DirectoryService past the gateway, as

@@ -11,11 +11,11 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
 	compliancestore "github.com/zcustody/suite/services/compliance/store"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Test VASPs the compliance tests add to the registry next to the demo ones. Each is used

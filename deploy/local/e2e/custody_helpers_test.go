@@ -13,11 +13,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
 	custodystore "github.com/zcustody/suite/services/custody/store"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Paths of the custody endpoints.

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // complianceConn dials the compliance service directly, past the gateway.

@@ -26,9 +26,9 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

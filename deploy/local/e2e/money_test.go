@@ -11,7 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 	"github.com/zcustody/suite/services/trading"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // TestRequestFoundByItsIdentifier: support finds a request in every process's log by the

@@ -14,9 +14,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // completedRequest takes a new custody wallet request to COMPLETED and returns its id.

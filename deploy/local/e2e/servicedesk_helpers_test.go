@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // Paths of the service-desk endpoints and lifecycle extensions.

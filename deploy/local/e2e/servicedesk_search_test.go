@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/mongodb"
 )
 
 // searchFixture creates three ZTEST requests with a shared marker in their wallet names.

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // TestSettlementCreateValidation: every field-level refusal of endpoint 3 through the gateway,

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // TestLedgerSetPrices: the settlement engine refreshes trading's price table (validated, all

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // settlementPage is endpoint 8's answer, items kept as the raw JSON objects a client gets.

@@ -35,8 +35,8 @@ import (
 	"github.com/zcustody/suite/deploy/local/fault"
 	"github.com/zcustody/suite/deploy/local/stack"
 	gatewayapp "github.com/zcustody/suite/gateway/app"
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/signing"
 	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 )
 

@@ -21,7 +21,7 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/fault"
 	gatewayapp "github.com/zcustody/suite/gateway/app"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 )
 
@@ -34,7 +34,7 @@ const (
 	// timeout (5 s), so that requests sent while the database is away fail while it still is.
 	outageFor = 5500 * time.Millisecond
 	// failWithin bounds how long a request may take to fail while the database is away:
-	// the driver's server selection timeout (5 s, services/mongodb) plus slack for -race
+	// the driver's server selection timeout (5 s, platform/mongodb) plus slack for -race
 	// and a loaded 2-core machine (measured: 5.0 s median, 5.9 s at worst under both).
 	failWithin = 7 * time.Second
 	// livenessService is the health entry that stays SERVING while the process runs

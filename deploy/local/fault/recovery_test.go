@@ -12,8 +12,8 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/fault"
+	"github.com/zcustody/suite/platform/config"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/config"
 	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 )
 

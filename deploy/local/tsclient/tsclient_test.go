@@ -19,8 +19,8 @@ import (
 
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func TestTypeScriptClient(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/zcustody/suite/gateway/app"
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/logging"
 )
 
 func main() {

@@ -24,11 +24,11 @@ import (
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/httperr"
 	"github.com/zcustody/suite/gateway/internal/routes"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/config"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Authenticator is the authentication middleware.

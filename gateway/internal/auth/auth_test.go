@@ -18,8 +18,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 const (

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 )
 

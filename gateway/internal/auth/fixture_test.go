@@ -26,9 +26,9 @@ import (
 	"github.com/zcustody/suite/gateway/internal/auth"
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/routes"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // identityClient is a servicedeskv1.IdentityServiceClient over fixed records. Like the real

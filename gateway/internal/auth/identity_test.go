@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/zcustody/suite/gateway/internal/auth"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // newCache returns a cache over the fixture's records, signing as the gateway.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // TestSignedURLBehindAProxy: a client signs the public URL; the gateway, reached through a

@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/gateway/internal/auth"
-	"github.com/zcustody/suite/services/testdb"
+	"github.com/zcustody/suite/platform/testdb"
 )
 
 func TestReplayStoreRefusesSecondUse(t *testing.T) {

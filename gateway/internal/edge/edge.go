@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 type bodyKey struct{}

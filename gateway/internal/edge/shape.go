@@ -8,7 +8,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 // Shape limits of every JSON body, checked before anything decodes it into messages.

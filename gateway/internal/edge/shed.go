@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 // The adaptive limit's rule (docs/decisions.md, "Load shedding follows the capacity").

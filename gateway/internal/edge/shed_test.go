@@ -13,7 +13,7 @@ import (
 
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/httperr"
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 func TestShedRefusesBeyondCapacity(t *testing.T) {

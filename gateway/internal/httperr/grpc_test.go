@@ -18,8 +18,8 @@ import (
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
 	"github.com/zcustody/suite/gateway/internal/routes"
+	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
-	"github.com/zcustody/suite/services/apperr"
 )
 
 // leak is what an infrastructure failure may say; it must never reach a client.

@@ -7,9 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/custody/app"
-	"github.com/zcustody/suite/services/logging"
 )
 
 func main() {

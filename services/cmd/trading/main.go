@@ -7,8 +7,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/zcustody/suite/services/config"
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/trading/app"
 )
 

@@ -5,11 +5,11 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/zcustody/suite/platform/config"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/plugin"
 )

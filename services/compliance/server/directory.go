@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // BeneficiaryReader reads a company's beneficiary.

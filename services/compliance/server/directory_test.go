@@ -9,10 +9,10 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func interchange() context.Context {

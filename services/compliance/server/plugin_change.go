@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/internal/plugin"
 )

@@ -6,10 +6,10 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func TestOnlyTheServicedeskMayCall(t *testing.T) {

@@ -1,11 +1,11 @@
 package server
 
 import (
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Policy is who may call each of compliance's gRPC methods (authz): endpoint 15 needs the

@@ -7,11 +7,11 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/internal/apitime"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Registry is what the handlers need from the store.

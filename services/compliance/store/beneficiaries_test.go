@@ -12,10 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/compliance/store"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 func beneficiary(id, companyID string) compliance.Beneficiary {

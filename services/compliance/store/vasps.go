@@ -9,9 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/mongodb"
 )
 
 // SearchVASPs returns one page of the VASPs visible to f.CompanyID that match f, sorted by

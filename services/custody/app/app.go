@@ -12,11 +12,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/zcustody/suite/platform/config"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/custody/directory"
 	"github.com/zcustody/suite/services/custody/server"
 	"github.com/zcustody/suite/services/custody/store"

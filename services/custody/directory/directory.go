@@ -10,10 +10,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // System is the system name of custody's own principal.

@@ -14,11 +14,11 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/custody/directory"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // identity is a service desk that knows one user and checks who asks.

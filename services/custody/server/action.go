@@ -8,11 +8,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/custody"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // ActOnLegacyWallet serves endpoint 4: a CHECKER of the wallet's company approves or rejects

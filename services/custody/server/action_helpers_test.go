@@ -15,9 +15,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/custody/server"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // AdminStore is what the admin API needs from the store.

@@ -9,12 +9,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/custody/server"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func companyContext(companyID string) context.Context {

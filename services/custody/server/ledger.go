@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/journal"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // InterchangeSystem is the one caller of the ledger API: interchange moves a withdrawal's

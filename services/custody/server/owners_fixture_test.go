@@ -13,14 +13,14 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/testdb"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
 	complianceserver "github.com/zcustody/suite/services/compliance/server"
 	compliancestore "github.com/zcustody/suite/services/compliance/store"
 	compliancedir "github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/grpcserver"
-	"github.com/zcustody/suite/services/principal"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 // Beneficiaries of the tests, in compliance's own database.

@@ -5,10 +5,10 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/custody/server"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // TestPolicyListsEveryMethod: a method the policy forgets would be refused to everyone.

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // TimeFormat is how timestamps of the v2 wallet shape are written: ISO 8601 UTC with

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // ActivateTrustline serves endpoint 13: a MAKER of the wallet's company adds a trustline for

@@ -9,11 +9,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/custody/server"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func makerContext() context.Context {

@@ -12,12 +12,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/zcustody/suite/platform/config"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/whitelist"

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -16,7 +17,6 @@ import (
 	"github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Parts is what the settlement and withdrawal side is made of; Wire puts it together.

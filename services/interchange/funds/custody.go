@@ -8,10 +8,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Custody checks and credits custody wallets over custody's ledger API, under interchange's

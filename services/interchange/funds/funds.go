@@ -10,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/amount"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // System is interchange's identity towards trading's ledger API.

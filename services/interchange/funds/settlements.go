@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Settlements moves settlements' money (settlement.Funds).

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/amount"
 	chains "github.com/zcustody/suite/services/internal/ledger"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
 )
 

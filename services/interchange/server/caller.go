@@ -6,11 +6,11 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/interchange/funds"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // EngineSystem is the internal system allowed on SettlementEngineService.

@@ -10,11 +10,11 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/amount"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func TestCreateIsIdempotent(t *testing.T) {

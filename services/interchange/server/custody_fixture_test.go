@@ -14,12 +14,12 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/zcustody/suite/platform/testdb"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
 	custodyserver "github.com/zcustody/suite/services/custody/server"
 	custodystore "github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/grpcserver"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 // Custody wallets of the tests.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/zcustody/suite/platform/apperr"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 )
 

@@ -22,6 +22,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/testdb"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -30,8 +32,6 @@ import (
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/internal/journal"
-	"github.com/zcustody/suite/services/principal"
-	"github.com/zcustody/suite/services/testdb"
 	"github.com/zcustody/suite/services/trading"
 	tradingserver "github.com/zcustody/suite/services/trading/server"
 	tradingstore "github.com/zcustody/suite/services/trading/store"

@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/ledger"
 )

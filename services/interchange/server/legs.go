@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zcustody/suite/platform/apperr"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"

@@ -1,11 +1,11 @@
 package server
 
 import (
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Policy is who may call each of interchange's gRPC methods (authz): settlement instructions

@@ -7,11 +7,11 @@ package server
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Addresses is the address side (package whitelist).

@@ -3,9 +3,9 @@ package server
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"

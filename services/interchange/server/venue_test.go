@@ -7,9 +7,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // TestOnlyTheVenueInstructs: endpoint 3 is the venue operator's. A client company, its

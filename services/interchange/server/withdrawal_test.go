@@ -11,10 +11,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	interchangestore "github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
-	"github.com/zcustody/suite/services/principal"
 )
 
 const btcAddress = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"

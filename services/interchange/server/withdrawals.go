@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/zcustody/suite/platform/apperr"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/apitime"

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/trading"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 // RecoveryBatch bounds how many settlements one sweep resumes.

@@ -1,7 +1,7 @@
 package settlement
 
 import (
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 )
 

@@ -17,13 +17,13 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/testdb"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 const (

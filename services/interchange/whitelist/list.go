@@ -4,9 +4,9 @@ import (
 	"context"
 	"unicode/utf8"
 
+	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/ledger"

@@ -10,9 +10,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zcustody/suite/platform/apperr"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/ledger"
 )

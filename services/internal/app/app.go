@@ -10,12 +10,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
-	"github.com/zcustody/suite/services/logging"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Deps is what a service's wiring needs.

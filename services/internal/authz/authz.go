@@ -11,8 +11,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 )
 
 // Rule says which callers may use one method.

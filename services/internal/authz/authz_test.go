@@ -3,8 +3,8 @@ package authz_test
 import (
 	"testing"
 
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/internal/authz"
-	"github.com/zcustody/suite/services/principal"
 )
 
 func TestRuleAllows(t *testing.T) {

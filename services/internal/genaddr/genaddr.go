@@ -10,8 +10,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zcustody/suite/platform/canonical"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
-	"github.com/zcustody/suite/services/canonical"
 )
 
 // PostalAddress is a party's postal address.
@@ -69,7 +69,7 @@ type signedRecord struct {
 }
 
 // SignedRecord returns the bytes the integrity signature covers: the canonical JSON
-// (services/canonical: keys sorted, no whitespace, empty fields left out) of
+// (platform/canonical: keys sorted, no whitespace, empty fields left out) of
 // {address, ledger, walletId, currencyId, walletOwner, custodian}, parties as
 // {id, name, address{address1, address2, city, country, zipCode}}. A client rebuilds it from
 // the JSON record it received by dropping integrityDetails and canonicalising the rest.

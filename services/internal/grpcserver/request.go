@@ -6,7 +6,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/logging"
 )
 
 // requestContext continues the caller's request in this process: its request id and W3C

@@ -26,10 +26,10 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/validation"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // MaxMessageSize bounds every request and response message.

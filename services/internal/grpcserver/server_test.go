@@ -19,11 +19,11 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // vaspServer is a fixture service: it panics, sleeps or answers depending on the VASP id.

@@ -9,9 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/journal"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 // Holders of the tests: W… are customer wallets (documents that must exist, constrained),

@@ -11,7 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/mongodb"
 )
 
 // Accounts returns the counters of every account of holder, by currency; a holder the

@@ -7,8 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/internal/amount"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 // TestStaleRunnerAppliesNothingTwice: a runner that read an entry as recorded and comes back

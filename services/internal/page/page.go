@@ -5,8 +5,8 @@ package page
 import (
 	"slices"
 
+	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
-	"github.com/zcustody/suite/services/apperr"
 )
 
 // Bounds of the list conventions.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/page"
 )
 

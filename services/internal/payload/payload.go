@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 // CheckKeys refuses keys outside allowed (mass-assignment guard) with ER-108, naming the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 )
 
 // wantErr checks err against an ER code and field; code "" wants no error.

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zcustody/suite/platform/testdb"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 func TestOnceRunsOnceAndReplaysTheResult(t *testing.T) {

@@ -3,8 +3,8 @@ package plugin
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 )
 
 // Handler carries out one catalog service for its owner.

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/zcustody/suite/platform/config"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/servicedesk"

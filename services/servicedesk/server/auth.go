@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 )
 
 // requireUser returns the calling API user; company-level and system callers are refused.

@@ -13,12 +13,12 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
 	"github.com/zcustody/suite/services/internal/ids"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 

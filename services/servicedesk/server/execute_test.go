@@ -13,12 +13,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/testdb"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 // owner stands in for an owning service's plugin API: it counts executions and fails with

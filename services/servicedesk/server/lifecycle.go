@@ -9,9 +9,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) checkSigned(ctx context.Context, p principal.Principal, r servi
 	if err != nil {
 		return decision, err
 	}
-	if err := servicedesk.VerifyApproval(user.PublicKey, signed, req.GetSignature()); err != nil {
+	if err := signing.VerifyApproval(user.PublicKey, signed, req.GetSignature()); err != nil {
 		return decision, &apperr.Error{Status: codes.PermissionDenied, Code: apperr.CodeForbidden, Field: "signature",
 			Message: "the approval signature does not verify with the acting user's registered key"}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Plugins calls the owning services' plugin API as the service desk.

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/internal/authz"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // Policy is who may call each of the service desk's gRPC methods (authz): reads by any API

@@ -7,7 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 

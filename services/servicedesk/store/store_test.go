@@ -7,10 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/store"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 func newStore(t *testing.T) *store.Store {

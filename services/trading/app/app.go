@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/config"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/trading/store"
 )

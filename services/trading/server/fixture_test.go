@@ -10,12 +10,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/testdb"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/principal"
-	"github.com/zcustody/suite/services/testdb"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/trading/store"
 )

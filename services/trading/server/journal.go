@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/zcustody/suite/platform/apperr"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"

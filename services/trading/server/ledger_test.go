@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
 	"github.com/zcustody/suite/services/trading/server"
 )

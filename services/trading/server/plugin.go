@@ -8,8 +8,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/trading"
 )

@@ -5,11 +5,11 @@ package server
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
 )
 

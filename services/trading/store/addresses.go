@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/internal/genaddr"
-	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/trading"
 )
 

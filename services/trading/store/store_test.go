@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/testdb"
 	"github.com/zcustody/suite/services/trading"
 	"github.com/zcustody/suite/services/trading/store"
 )

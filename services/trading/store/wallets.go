@@ -12,9 +12,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/internal/journal"
-	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/trading"
 )
 

@@ -18,9 +18,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/services/apperr"
-	"github.com/zcustody/suite/services/canonical"
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/servicedesk"
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 	"github.com/zcustody/suite/services/trading"

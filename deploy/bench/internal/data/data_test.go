@@ -8,7 +8,7 @@ import (
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/local/embeddb"
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/mongodb"
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )
 

@@ -16,10 +16,10 @@ import (
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/principal"
 )
 
 // The gateway benchmarks sign every request before the timer starts (RSA 2048 signing costs

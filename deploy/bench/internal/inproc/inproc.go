@@ -29,9 +29,9 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/embeddb"
 	gatewayapp "github.com/zcustody/suite/gateway/app"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/principal"
 	tradingserver "github.com/zcustody/suite/services/trading/server"
 )
 

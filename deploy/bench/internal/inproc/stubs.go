@@ -7,8 +7,8 @@ import (
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
 	tradingserver "github.com/zcustody/suite/services/trading/server"
 )

@@ -34,9 +34,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 	"github.com/zcustody/suite/services/trading"
 	tradingserver "github.com/zcustody/suite/services/trading/server"
 	tradingstore "github.com/zcustody/suite/services/trading/store"

@@ -13,8 +13,8 @@ import (
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/bench/internal/journalcost"
 	"github.com/zcustody/suite/deploy/local/embeddb"
+	"github.com/zcustody/suite/platform/mongodb"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/mongodb"
 	"github.com/zcustody/suite/services/trading"
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )

@@ -22,11 +22,11 @@ import (
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/signing"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/principal"
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )

@@ -10,7 +10,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // aheadPerWorker is how many signed requests wait per request in flight; the buffer is full

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/zcustody/suite/deploy/bench/internal/data"
+	"github.com/zcustody/suite/platform/apperr"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/apperr"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 

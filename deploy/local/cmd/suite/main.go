@@ -19,8 +19,8 @@ import (
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/deploy/local/stack"
 	gatewayapp "github.com/zcustody/suite/gateway/app"
-	"github.com/zcustody/suite/services/logging"
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/platform/mongodb"
 )
 
 func main() {

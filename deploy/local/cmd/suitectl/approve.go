@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // approve confirms, approves or rejects a pending request: args are REQUEST-ID [TYPE [REASON]].

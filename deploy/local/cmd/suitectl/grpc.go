@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/zcustody/suite/deploy/local/demo"
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
 
 	// The contracts register their descriptors, so methods can be called by name.
 	_ "github.com/zcustody/suite/proto/compliance/v1"

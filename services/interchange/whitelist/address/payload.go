@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )

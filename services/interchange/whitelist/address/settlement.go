@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/internal/ledger"
 	"github.com/zcustody/suite/services/internal/page"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/genaddr"
 	"github.com/zcustody/suite/services/internal/ledger"

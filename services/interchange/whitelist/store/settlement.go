@@ -9,10 +9,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/genaddr"
-	"github.com/zcustody/suite/services/mongodb"
 )
 
 type postalDoc struct {

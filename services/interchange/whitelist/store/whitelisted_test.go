@@ -11,12 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zcustody/suite/services/apperr"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
 	"github.com/zcustody/suite/services/internal/ledger"
 	"github.com/zcustody/suite/services/internal/page"
-	"github.com/zcustody/suite/services/testdb"
 )
 
 func newStore(t *testing.T) *store.Store {

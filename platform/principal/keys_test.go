@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
 )
 
 func writePEM(t *testing.T, typ string, der []byte) string {

@@ -13,8 +13,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/mongodb"
-	"github.com/zcustody/suite/services/testdb"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/testdb"
 )
 
 // FerretDB ignores write and read concerns, so the production durability settings are

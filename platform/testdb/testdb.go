@@ -13,7 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/services/mongodb"
+	"github.com/zcustody/suite/platform/mongodb"
 )
 
 // New returns an empty database that is dropped when the test ends.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
 )
 
 // Common is embedded in each service's config.

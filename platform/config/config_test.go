@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/services/config"
+	"github.com/zcustody/suite/platform/config"
 )
 
 func writePublicKey(t *testing.T, dir, name string) string {

@@ -14,9 +14,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/zcustody/suite/gateway/signing"
-	"github.com/zcustody/suite/services/canonical"
-	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 var updateVectors = flag.Bool("update-vectors", false, "rewrite testdata/approval-vectors.json with a new key and signatures")
@@ -75,14 +74,14 @@ func TestApprovalVectors(t *testing.T) {
 		if sum := sha256.Sum256(got); hex.EncodeToString(sum[:]) != v.SHA256 {
 			t.Errorf("%s: sha256 %x, the vector says %s", v.Name, sum, v.SHA256)
 		}
-		if err := servicedesk.VerifyApproval(f.PublicKey, v.Request, v.Signature); err != nil {
+		if err := signing.VerifyApproval(f.PublicKey, v.Request, v.Signature); err != nil {
 			t.Errorf("%s: the vector's signature does not verify: %v", v.Name, err)
 		}
 		sig, err := signing.SignApproval(key, v.Request)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := servicedesk.VerifyApproval(f.PublicKey, []byte(v.Canonical), sig); err != nil {
+		if err := signing.VerifyApproval(f.PublicKey, []byte(v.Canonical), sig); err != nil {
 			t.Errorf("%s: a fresh signature does not verify: %v", v.Name, err)
 		}
 	}

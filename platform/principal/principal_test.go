@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zcustody/suite/services/principal"
+	"github.com/zcustody/suite/platform/principal"
 )
 
 // TestVenuesIgnoreEmptyIDs: an empty venue id names no venue, so a company whose record

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/zcustody/suite/gateway/signing"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 func TestClientNewRequest(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/canonical"
 )
 
 func FuzzFromJSON(f *testing.F) {

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/zcustody/suite/services/logging"
+	"github.com/zcustody/suite/platform/logging"
 )
 
 func TestContinue(t *testing.T) {

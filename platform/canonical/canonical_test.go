@@ -3,7 +3,7 @@ package canonical_test
 import (
 	"testing"
 
-	"github.com/zcustody/suite/services/canonical"
+	"github.com/zcustody/suite/platform/canonical"
 )
 
 func TestFromJSON(t *testing.T) {
