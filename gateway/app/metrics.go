@@ -15,6 +15,7 @@ import (
 
 	"github.com/zcustody/suite/gateway/internal/edge"
 	"github.com/zcustody/suite/gateway/internal/routes"
+	"github.com/zcustody/suite/platform/config"
 )
 
 // otherRoute labels the requests that match no route of the contract, so that a label
@@ -117,9 +118,9 @@ func listenMetrics(addr string) (net.Listener, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	lis, err := net.Listen("tcp", addr)
+	lis, err := config.Listen(addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen metrics: %w", err)
+		return nil, fmt.Errorf("METRICS_ADDR: %w", err)
 	}
 	return lis, nil
 }

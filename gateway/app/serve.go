@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"time"
@@ -15,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/zcustody/suite/gateway"
+	"github.com/zcustody/suite/platform/config"
 )
 
 // routes serves the gateway's own endpoints and sends the rest to the authenticated API.
@@ -58,21 +58,25 @@ func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) {
 // cfg.MetricsAddr, until ctx ends, then finishes in-flight requests for at most
 // cfg.ShutdownTimeout. ready, if set, receives the API's address.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger, ready func(addr string)) error {
+	// The ports open first: a port in use ends the start at once.
+	lis, err := config.Listen(cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("HTTP_ADDR: %w", err)
+	}
+	defer lis.Close()
+	mlis, err := listenMetrics(cfg.MetricsAddr)
+	if err != nil {
+		return err
+	}
+	if mlis != nil {
+		defer mlis.Close()
+	}
 	g, err := New(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	lis, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen http: %w", err)
-	}
 	g.bindPublicURL(lis.Addr())
-	mlis, err := listenMetrics(cfg.MetricsAddr)
-	if err != nil {
-		_ = lis.Close()
-		return err
-	}
 	srv, msrv := HTTPServer(cfg, g.Handler), g.metricsServer(cfg)
 	grp, gctx := errgroup.WithContext(ctx)
 	grp.Go(func() error { return serveMetrics(msrv, mlis, logger) })

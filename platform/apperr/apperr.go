@@ -101,6 +101,16 @@ func Conflict(code, format string, args ...any) *Error {
 	return &Error{Status: codes.Aborted, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// ConflictOn is Conflict naming the field whose entity is contended or already changed.
+func ConflictOn(code, field, format string, args ...any) *Error {
+	return &Error{Status: codes.Aborted, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unimplemented is a 501 ER-501: the field names something the suite cannot do yet.
+func Unimplemented(field, format string, args ...any) *Error {
+	return &Error{Status: codes.Unimplemented, Code: CodeUnimplemented, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
 // ForbiddenField is a 403 ER-403 that names the field whose value the caller may not send.
 func ForbiddenField(field, format string, args ...any) *Error {
 	return &Error{Status: codes.PermissionDenied, Code: CodeForbidden, Field: field, Message: fmt.Sprintf(format, args...)}

@@ -1,11 +1,8 @@
 package compliance
 
 import (
-	"fmt"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ids"
@@ -126,6 +123,5 @@ func CheckChangeable(b Beneficiary) error {
 	if b.Status == StatusActive {
 		return nil
 	}
-	return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeDeactivated, Field: "beneficiaryId",
-		Message: fmt.Sprintf("beneficiary %s is deactivated", b.ID)}
+	return apperr.Precondition(apperr.CodeDeactivated, "beneficiaryId", "beneficiary %s is deactivated", b.ID)
 }

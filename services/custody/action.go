@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
@@ -81,8 +80,7 @@ func VerifySignature(author Author, requestJSON []byte, signature string) error 
 	if !errors.Is(err, signing.ErrBadApprovalSignature) {
 		return fmt.Errorf("author %s: %w", author.ID, err) // a broken registered key: internal
 	}
-	return &apperr.Error{Status: codes.PermissionDenied, Code: apperr.CodeForbidden, Field: "signature",
-		Message: "the signature does not verify with the author's registered key"}
+	return apperr.ForbiddenField("signature", "the signature does not verify with the author's registered key")
 }
 
 // Authorize checks that author may take the action on w: a member of the wallet's company

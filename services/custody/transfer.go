@@ -1,10 +1,7 @@
 package custody
 
 import (
-	"fmt"
 	"strings"
-
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
 	money "github.com/zcustody/suite/services/internal/amount" // this package has an amount func
@@ -63,8 +60,7 @@ func CheckTransferTarget(w Wallet, currency, amt string) (Credit, error) {
 // can have passed no check: ER-409.
 func CheckTransferCredit(w Wallet, currency, amt string) (Credit, error) {
 	if w.Status != StatusActive && w.Status != StatusDeactivated {
-		return Credit{}, &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeConflict, Field: "walletId",
-			Message: fmt.Sprintf("wallet %s is %s and cannot be credited", w.ID, w.Status)}
+		return Credit{}, apperr.Precondition(apperr.CodeConflict, "walletId", "wallet %s is %s and cannot be credited", w.ID, w.Status)
 	}
 	return creditOf(w, currency, amt)
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
@@ -60,8 +59,7 @@ func PlanTrustline(w Wallet, cur ledger.Currency) (Trustline, error) {
 		return Trustline{}, err
 	}
 	if _, ok := w.Balance(cur.CurrencyID); ok {
-		return Trustline{}, &apperr.Error{Status: codes.Aborted, Code: apperr.CodeExists, Field: "currencyId",
-			Message: fmt.Sprintf("the trustline for %s is already active on wallet %s", cur.CurrencyID, w.ID)}
+		return Trustline{}, apperr.ConflictOn(apperr.CodeExists, "currencyId", "the trustline for %s is already active on wallet %s", cur.CurrencyID, w.ID)
 	}
 	if err := checkReserve(w, cur); err != nil {
 		return Trustline{}, err
@@ -82,9 +80,8 @@ func checkReserve(w Wallet, cur ledger.Currency) error {
 	if available.GreaterThanOrEqual(required) {
 		return nil
 	}
-	return &apperr.Error{Status: codes.Aborted, Code: apperr.CodeConflict, Field: "walletId",
-		Message: fmt.Sprintf("insufficient XLM reserve to activate %s on wallet %s: required %s XLM ((2 + %d subentries + 1) × %s XLM), available %s XLM",
-			cur.CurrencyID, w.ID, required, w.Subentries, BaseReserveXLM, available)}
+	return apperr.ConflictOn(apperr.CodeConflict, "walletId", "insufficient XLM reserve to activate %s on wallet %s: required %s XLM ((2 + %d subentries + 1) × %s XLM), available %s XLM",
+		cur.CurrencyID, w.ID, required, w.Subentries, BaseReserveXLM, available)
 }
 
 // availableXLM is the wallet's available native XLM (zero without an xlm-xlm entry).

@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ids"
 	"github.com/zcustody/suite/services/internal/ledger"
@@ -130,9 +128,7 @@ func CheckChangeable(w Wallet) error {
 	case StatusActive:
 		return nil
 	case StatusDeactivated:
-		return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeDeactivated, Field: "walletId",
-			Message: fmt.Sprintf("wallet %s is deactivated", w.ID)}
+		return apperr.Precondition(apperr.CodeDeactivated, "walletId", "wallet %s is deactivated", w.ID)
 	}
-	return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeConflict, Field: "walletId",
-		Message: fmt.Sprintf("wallet %s is %s and cannot be changed", w.ID, w.Status)}
+	return apperr.Precondition(apperr.CodeConflict, "walletId", "wallet %s is %s and cannot be changed", w.ID, w.Status)
 }

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ids"
 	"github.com/zcustody/suite/services/internal/page"
@@ -74,8 +72,7 @@ func (w Wallet) CheckActive() error {
 	if w.Status == StatusActive {
 		return nil
 	}
-	return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeDeactivated, Field: "walletId",
-		Message: "wallet " + w.ID + " is " + w.Status}
+	return apperr.Precondition(apperr.CodeDeactivated, "walletId", "wallet %s is %s", w.ID, w.Status)
 }
 
 // WalletFilter is a validated search of endpoint 2: values OR-ed within a field, fields

@@ -13,8 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -78,6 +80,8 @@ type Stack struct {
 	gatewayMetrics string
 	mu             sync.Mutex
 	procs          map[string]*proc
+	// reserved holds the sockets reserve opened until listenSpec hands them over.
+	reserved map[string]int
 }
 
 // proc is one running service.
@@ -160,7 +164,7 @@ func services(opts Options) map[string]runner {
 func (s *Stack) startServices(ctx context.Context) error {
 	all := services(s.opts)
 	for name := range all {
-		addr, err := freeAddr()
+		addr, err := s.reserve()
 		if err != nil {
 			return err
 		}
@@ -185,7 +189,7 @@ func (s *Stack) launch(name string, again bool) error {
 		return err
 	}
 	keys := s.keys
-	common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.Services[name], MetricsAddr: metricsAddr,
+	common := config.Common{MongoURI: s.MongoURI, Database: name, GRPCAddr: s.listenSpec(s.Services[name]), MetricsAddr: s.listenSpec(metricsAddr),
 		LogLevel: "info", ShutdownTimeout: 10 * time.Second, HealthInterval: time.Second,
 		PrincipalPublicKeyFile: keys.gatewayPublic, InternalPublicKeys: keys.trusted()}
 	common.ServicePrivateKeyFile = keys.identity(name)
@@ -218,7 +222,7 @@ func (s *Stack) launch(name string, again bool) error {
 }
 
 // metricsAddr is the metrics address of service name: the one it had before on a restart,
-// a free one otherwise.
+// a reserved one otherwise.
 func (s *Stack) metricsAddr(name string, again bool) (string, error) {
 	s.mu.Lock()
 	p, ok := s.procs[name]
@@ -226,7 +230,7 @@ func (s *Stack) metricsAddr(name string, again bool) (string, error) {
 	if again && ok {
 		return p.metrics, nil
 	}
-	return freeAddr()
+	return s.reserve()
 }
 
 // Metrics returns the metrics address (Prometheus, /metrics) of every process: the five
@@ -294,14 +298,14 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	// The metrics take a free port, so that stacks running in parallel never collide; it is
-	// picked here so that Metrics can tell it.
-	gatewayMetrics, err := freeAddr()
+	// The metrics take a reserved port, so that stacks running in parallel never collide; it
+	// is picked here so that Metrics can tell it.
+	gatewayMetrics, err := s.reserve()
 	if err != nil {
 		return err
 	}
 	s.gatewayMetrics = gatewayMetrics
-	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: gatewayMetrics, MongoURI: s.MongoURI, Database: "gateway",
+	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: s.listenSpec(gatewayMetrics), MongoURI: s.MongoURI, Database: "gateway",
 		ServicedeskAddr: s.Services[servicedeskapp.Name], TradingAddr: s.Services[tradingapp.Name],
 		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
 		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
@@ -393,6 +397,12 @@ func (s *Stack) Stop() error {
 		}
 	}
 	s.closeDB()
+	s.mu.Lock()
+	for addr, fd := range s.reserved {
+		_ = syscall.Close(fd)
+		delete(s.reserved, addr)
+	}
+	s.mu.Unlock()
 	return err
 }
 
@@ -414,13 +424,48 @@ func loadDemo(ctx context.Context, uri string) error {
 	return nil
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// reserve opens a listening socket on a free port and keeps it open, as a file descriptor,
+// for the server that will serve on it (listenSpec hands it over): the port is never free
+// between the pick and the server's start, so nothing else can take it.
+func (s *Stack) reserve() (string, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+		return "", fmt.Errorf("reserve a port: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	defer lis.Close()
+	raw, err := lis.(*net.TCPListener).SyscallConn()
+	if err != nil {
+		return "", err
+	}
+	fd, dupErr := -1, error(nil)
+	if err := raw.Control(func(f uintptr) { fd, dupErr = syscall.Dup(int(f)) }); err != nil {
+		return "", err
+	}
+	if dupErr != nil {
+		return "", fmt.Errorf("reserve a port: %w", dupErr)
+	}
+	addr := lis.Addr().String()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reserved == nil {
+		s.reserved = map[string]int{}
+	}
+	s.reserved[addr] = fd
+	return addr, nil
+}
+
+// listenSpec is the setting a server listens on addr with: fd:N the first time, handing
+// over the socket reserve holds (the server owns it from then on), addr itself when the
+// server starts again after it closed its socket.
+func (s *Stack) listenSpec(addr string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fd, ok := s.reserved[addr]
+	if !ok {
+		return addr
+	}
+	delete(s.reserved, addr)
+	return "fd:" + strconv.Itoa(fd)
 }
 
 type keyFiles struct {

@@ -28,6 +28,15 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer deps.Close()
+	if err := Register(ctx, deps, cfg); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
+// Register builds the compliance service on deps: its store and indexes and its gRPC services.
+func Register(ctx context.Context, deps *app.Deps, _ Config) error {
 	st := store.New(deps.DB)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
@@ -35,5 +44,5 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	compliancev1.RegisterComplianceServiceServer(deps.Server.GRPC, server.New(st))
 	compliancev1.RegisterDirectoryServiceServer(deps.Server.GRPC, server.NewDirectory(st, st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
-	return deps.Run(ctx)
+	return nil
 }

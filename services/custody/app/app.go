@@ -6,11 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/platform/config"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
@@ -22,7 +18,6 @@ import (
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
 	compliancedir "github.com/zcustody/suite/services/internal/directory"
-	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
@@ -61,59 +56,62 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer deps.Close()
+	if err := Register(ctx, deps, cfg); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
+// Register builds custody on deps: its store and indexes, the service desk's user directory
+// and compliance's beneficiaries, the gRPC services and the journal's recovery pass.
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	st := store.New(deps.DB)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	authors, closeAuthors, err := userDirectory(cfg, logger)
+	authors, err := userDirectory(deps, cfg)
 	if err != nil {
 		return err
 	}
-	defer closeAuthors()
-	owners, closeOwners, err := beneficiaries(cfg, logger)
+	owners, err := beneficiaries(deps, cfg)
 	if err != nil {
 		return err
 	}
-	defer closeOwners()
 	custodyv1.RegisterCustodyServiceServer(deps.Server.GRPC, server.New(st, server.Options{Authors: authors, FeeMaxAge: cfg.FeeMaxAge}))
 	custodyv1.RegisterCustodyAdminServiceServer(deps.Server.GRPC, server.NewAdmin(st))
 	custodyv1.RegisterCustodyLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, owners, plugin.NewLedger(deps.DB)))
-	// The journal's recovery pass stops with the server, also when the server ends on an error.
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, logger)) })
-	return deps.Run(ctx)
+	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
+	return nil
 }
 
 // userDirectory connects the service desk's identity API, if configured.
-func userDirectory(cfg Config, logger *slog.Logger) (server.Authors, func(), error) {
+func userDirectory(deps *app.Deps, cfg Config) (server.Authors, error) {
 	if cfg.ServicedeskAddr == "" {
-		logger.Warn("no user directory: v2 wallet actions answer unavailable", "setting", "SERVICEDESK_ADDR")
-		return nil, func() {}, nil
+		deps.Logger.Warn("no user directory: v2 wallet actions answer unavailable", "setting", "SERVICEDESK_ADDR")
+		return nil, nil
 	}
 	signer, err := cfg.ServiceSigner(Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	conn, err := grpc.NewClient(cfg.ServicedeskAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	conn, err := deps.Dial("servicedesk", cfg.ServicedeskAddr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dial servicedesk: %w", err)
+		return nil, err
 	}
-	return directory.New(servicedeskv1.NewIdentityServiceClient(conn), signer), func() { conn.Close() }, nil
+	return directory.New(servicedeskv1.NewIdentityServiceClient(conn), signer), nil
 }
 
 // beneficiaries connects compliance's directory, where the owners wallets name are checked.
-func beneficiaries(cfg Config, logger *slog.Logger) (server.Owners, func(), error) {
+func beneficiaries(deps *app.Deps, cfg Config) (server.Owners, error) {
 	signer, err := cfg.ServiceSigner(Name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compliance directory: %w", err)
+		return nil, fmt.Errorf("compliance directory: %w", err)
 	}
-	conn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	conn, err := deps.Dial("compliance", cfg.ComplianceAddr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dial compliance: %w", err)
+		return nil, err
 	}
-	return compliancedir.New(compliancev1.NewDirectoryServiceClient(conn), signer, Name, logger), func() { conn.Close() }, nil
+	return compliancedir.New(compliancev1.NewDirectoryServiceClient(conn), signer, Name, deps.Logger), nil
 }

@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/platform/config"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
@@ -23,7 +19,6 @@ import (
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/grpcserver"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -87,11 +82,24 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.SettlementMaxLegs < 0 || cfg.SettlementMaxLegs > 10000 {
 		return fmt.Errorf("SETTLEMENT_MAX_LEGS %d: want 1..10000 (0: the default)", cfg.SettlementMaxLegs)
 	}
-	maxGross, err := cfg.maxGross()
-	if err != nil {
+	if _, err := cfg.maxGross(); err != nil {
 		return err
 	}
 	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
+	if err != nil {
+		return err
+	}
+	defer deps.Close()
+	if err := Register(ctx, deps, cfg); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
+// Register builds interchange on deps: the connections to trading, custody and compliance,
+// the whitelist, the settlement and withdrawal side, the gRPC services and the sweeper.
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
+	maxGross, err := cfg.maxGross()
 	if err != nil {
 		return err
 	}
@@ -99,27 +107,24 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	tradingConn, err := grpc.NewClient(cfg.TradingAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	tradingConn, err := deps.Dial("trading", cfg.TradingAddr)
 	if err != nil {
-		return fmt.Errorf("dial trading: %w", err)
+		return err
 	}
-	defer tradingConn.Close()
-	custodyConn, err := grpc.NewClient(cfg.CustodyAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	custodyConn, err := deps.Dial("custody", cfg.CustodyAddr)
 	if err != nil {
-		return fmt.Errorf("dial custody: %w", err)
+		return err
 	}
-	defer custodyConn.Close()
-	complianceConn, err := grpc.NewClient(cfg.ComplianceAddr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	complianceConn, err := deps.Dial("compliance", cfg.ComplianceAddr)
 	if err != nil {
-		return fmt.Errorf("dial compliance: %w", err)
+		return err
 	}
-	defer complianceConn.Close()
-	addresses, err := whitelist.Setup(ctx, whitelist.Deps{DB: deps.DB, Compliance: compliancev1.NewDirectoryServiceClient(complianceConn), Signer: signer, Logger: logger})
+	addresses, err := whitelist.Setup(ctx, whitelist.Deps{DB: deps.DB, Compliance: compliancev1.NewDirectoryServiceClient(complianceConn), Signer: signer, Logger: deps.Logger})
 	if err != nil {
 		return err
 	}
 	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
-		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Custody: custodyv1.NewCustodyLedgerServiceClient(custodyConn), Signer: signer, Logger: logger, Lease: cfg.SettlementLease,
+		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Custody: custodyv1.NewCustodyLedgerServiceClient(custodyConn), Signer: signer, Logger: deps.Logger, Lease: cfg.SettlementLease,
 		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry})
 	if err != nil {
 		return err
@@ -127,11 +132,6 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, wired.Server)
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Plugin()))
-	// The sweeper stops with the server, also when the server ends on an error.
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace)) })
-	return deps.Run(ctx)
+	deps.Every("money recovery", cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace))
+	return nil
 }

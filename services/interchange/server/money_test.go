@@ -12,6 +12,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	interchangestore "github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/internal/journal"
 )
 
@@ -51,14 +52,15 @@ func TestNetCannotDrainTheVenue(t *testing.T) {
 }
 
 // TestManyTinyLegsRenewTheLease: 150 legs of one satoshi on one wallet settle end to end
-// under a 1.5 s lease (on the real clock) while PAY_IN's hold and PAY_OUT's post each
-// outlast the lease twice over (a slow trading): the runner renews its lease, so neither the
-// same transition asked again nor a sweeper takes it over, and the wallet pays exactly 150
-// satoshis once.
+// while PAY_IN's hold and PAY_OUT's post each outlast the lease twice over on the test clock
+// (a slow trading): the runner renews its lease from the clock, so neither the same
+// transition asked again nor a sweeper takes it over, and the wallet pays exactly 150
+// satoshis once. Only the test clock moves the lease towards its end; the renewals come
+// every third of it on the real ticker, so the lease is short for them to come soon.
 func TestManyTinyLegsRenewTheLease(t *testing.T) {
 	t.Parallel()
-	const lease = 1500 * time.Millisecond // renewed every 500 ms: room for a loaded test database
-	f := newFixture(t, func(d *app.Parts) { d.Lease, d.Now = lease, time.Now })
+	const lease = 300 * time.Millisecond // of the test clock; renewed every 100 ms of real time
+	f := newFixture(t, func(d *app.Parts) { d.Lease = lease })
 	f.ledger.fund(t, ztest, btcWallet, "BTC", "1")
 	satoshis := make([]string, 150)
 	for i := range satoshis {
@@ -75,7 +77,8 @@ func TestManyTinyLegsRenewTheLease(t *testing.T) {
 			return nil
 		}
 		seen[entry] = true
-		time.Sleep(2 * lease)
+		f.clock.advance(2 * lease) // the step has taken twice the lease: unrenewed, it ran out
+		f.waitRenewed(t, id, lease)
 		_, err := f.advance(id, to)
 		f.sweeper(0).Once(context.Background())
 		intruders = append(intruders, to+" "+status.Code(err).String())
@@ -95,6 +98,26 @@ func TestManyTinyLegsRenewTheLease(t *testing.T) {
 		btcWallet + " BTC": {"0.9999985", "0.9999985", "0"}, venueBTC + " BTC": {"0.0000015", "0.0000015", "0"},
 		"clearing:" + id + " BTC": zero,
 	})
+}
+
+// waitRenewed waits, for a bounded real time, until the runner of id's pending transition
+// has renewed its lease to lease past the test clock's now.
+func (f fixture) waitRenewed(t *testing.T, id string, lease time.Duration) {
+	t.Helper()
+	st := interchangestore.New(f.db, nil)
+	want := f.clock.Now().Add(lease)
+	var got *settlement.Pending
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		s, err := st.SettlementByTracking(context.Background(), id)
+		if err != nil {
+			t.Errorf("read settlement %s: %v", id, err)
+			return
+		}
+		if got = s.Pending; got != nil && got.LeaseUntil.Equal(want) {
+			return
+		}
+	}
+	t.Errorf("the lease of %s was not renewed to %s (the test clock plus the lease): pending %+v", id, want, got)
 }
 
 // TestFailedReleasesTheHoldOnce: FAILED after PAY_IN gives every payer back exactly what

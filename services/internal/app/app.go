@@ -6,9 +6,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/platform/config"
 	"github.com/zcustody/suite/platform/logging"
@@ -18,17 +22,32 @@ import (
 	"github.com/zcustody/suite/services/internal/grpcserver"
 )
 
-// Deps is what a service's wiring needs.
+// Deps is what a service's wiring needs. Everything it starts (the gRPC server, the
+// metrics server, the health watch and the background loops registered with Every) runs in
+// Run's one errgroup: when one fails all stop, and the database disconnects only after all
+// have stopped.
 type Deps struct {
 	Logger *slog.Logger
 	Client *mongo.Client
 	DB     *mongo.Database
 	Server *grpcserver.Server
 	cfg    config.Common
+	lis    grpcserver.Listeners
+	loops  []loop
+	undo   []func()
+	closed sync.Once
 }
 
-// Setup validates cfg, connects the database and builds the gRPC server.
-// policy is the service's authorization table (authz).
+type loop struct {
+	name     string
+	interval time.Duration
+	f        func(context.Context)
+}
+
+// Setup validates cfg, opens the service's ports, connects the database and builds the gRPC
+// server. The ports open first: a port in use ends the start at once, before anything else
+// runs. policy is the service's authorization table (authz). Call Close (deferred) so that
+// a start that fails after Setup releases the ports and the connection.
 func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.Logger, policy authz.Policy) (*Deps, error) {
 	logger = logging.WithRequests(logger)
 	if err := cfg.Validate(service); err != nil {
@@ -45,36 +64,99 @@ func Setup(ctx context.Context, cfg config.Common, service string, logger *slog.
 	if err != nil {
 		return nil, err
 	}
+	lis, err := grpcserver.Listen(cfg)
+	if err != nil {
+		return nil, err
+	}
 	client, err := mongodb.Connect(ctx, cfg.MongoURI)
 	if err != nil {
+		lis.Close()
 		return nil, err
 	}
 	srv := grpcserver.New(logger, principal.NewVerifier(issuers), policy)
 	if reflect {
 		srv.EnableReflection()
 	}
-	return &Deps{Logger: logger, Client: client, DB: client.Database(cfg.Database), Server: srv, cfg: cfg}, nil
+	return &Deps{Logger: logger, Client: client, DB: client.Database(cfg.Database), Server: srv, cfg: cfg, lis: lis}, nil
 }
 
-// Run serves until ctx ends, then closes the database connection.
+// NewDeps builds Deps without configuration or ports, for tests and in-process use: the
+// gRPC server has the full interceptor chain (verifier, policy) and a service's Register
+// works on it as on Setup's. The caller serves d.Server.GRPC on a listener of its own
+// (bufconn, say) and calls Close when done, which closes the peer connections Dial opened;
+// db's connection stays the caller's (Client is nil). Run must not be called on it (it
+// serves Setup's ports), so the background loops registered with Every do not run.
+func NewDeps(logger *slog.Logger, db *mongo.Database, verifier *principal.Verifier, policy authz.Policy) *Deps {
+	logger = logging.WithRequests(logger)
+	return &Deps{Logger: logger, DB: db, Server: grpcserver.New(logger, verifier, policy)}
+}
+
+// Every registers a background loop: f runs every interval while the service runs, in Run's
+// errgroup, and stops before the database disconnects. Register before Run.
+func (d *Deps) Every(name string, interval time.Duration, f func(context.Context)) {
+	d.loops = append(d.loops, loop{name: name, interval: interval, f: f})
+}
+
+// OnClose registers f (closing a peer connection, say) to run in Close, after everything
+// Run started has stopped; the last registered runs first.
+func (d *Deps) OnClose(f func()) { d.undo = append(d.undo, f) }
+
+// Dial opens a client connection to the peer service name at addr, with the request's
+// identifiers passed along; Close closes it.
+func (d *Deps) Dial(name, addr string) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", name, err)
+	}
+	d.OnClose(func() { _ = conn.Close() })
+	return conn, nil
+}
+
+// Run serves until ctx ends or any part fails, stops every part, then closes the database
+// connection. It returns the first failure.
 func (d *Deps) Run(ctx context.Context) error {
-	defer func() {
+	defer d.Close()
+	ping := func(ctx context.Context) error { return d.Client.Ping(ctx, nil) }
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := d.Server.Serve(gctx, d.lis, d.cfg, ping); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		// The server stops only when the context ends; ending it ends the loops too.
+		return nil
+	})
+	for _, l := range d.loops {
+		g.Go(func() error {
+			d.Logger.Debug("background loop started", "loop", l.name, "interval", l.interval.String())
+			every(gctx, l.interval, l.f)
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// Close releases the ports and disconnects the database; Run calls it when everything has
+// stopped. Calling it again does nothing.
+func (d *Deps) Close() {
+	d.closed.Do(func() {
+		for i := len(d.undo) - 1; i >= 0; i-- {
+			d.undo[i]()
+		}
+		d.lis.Close()
 		// A database that went away must not hold up the exit.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
+		if d.Client == nil {
+			return
+		}
 		if err := d.Client.Disconnect(dctx); err != nil {
 			d.Logger.Warn("disconnect mongodb", "error", err.Error())
 		}
-	}()
-	ping := func(ctx context.Context) error { return d.Client.Ping(ctx, nil) }
-	if err := d.Server.Run(ctx, d.cfg, ping); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+	})
 }
 
-// Every calls f every interval until ctx ends (a service's background sweep).
-func Every(ctx context.Context, interval time.Duration, f func(context.Context)) {
+// every calls f every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {

@@ -92,29 +92,53 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 // EnableReflection serves gRPC server reflection (config.Common.Reflection decides).
 func (s *Server) EnableReflection() { reflection.Register(s.GRPC) }
 
-// Run serves until ctx ends, then drains in-flight calls for at most cfg.ShutdownTimeout.
-// ping reports whether the database answers; health says SERVING only while it does.
-func (s *Server) Run(ctx context.Context, cfg config.Common, ping func(context.Context) error) error {
-	lis, err := net.Listen("tcp", cfg.GRPCAddr)
-	if err != nil {
-		return fmt.Errorf("listen grpc: %w", err)
-	}
-	return s.Serve(ctx, lis, cfg, ping)
+// Listeners are a service's two sockets: gRPC and metrics.
+type Listeners struct {
+	GRPC, Metrics net.Listener
 }
 
-// Serve is Run on a listener the caller opened.
-func (s *Server) Serve(ctx context.Context, lis net.Listener, cfg config.Common, ping func(context.Context) error) error {
+// Listen opens cfg's gRPC and metrics sockets (config.Listen: host:port or fd:N), before
+// anything else starts, so that a taken port ends the start at once.
+func Listen(cfg config.Common) (Listeners, error) {
+	grpcLis, err := config.Listen(cfg.GRPCAddr)
+	if err != nil {
+		return Listeners{}, fmt.Errorf("GRPC_ADDR: %w", err)
+	}
+	metricsLis, err := config.Listen(cfg.MetricsAddr)
+	if err != nil {
+		grpcLis.Close()
+		return Listeners{}, fmt.Errorf("METRICS_ADDR: %w", err)
+	}
+	return Listeners{GRPC: grpcLis, Metrics: metricsLis}, nil
+}
+
+// Close closes both sockets (after Serve they are closed already; closing again is harmless).
+func (l Listeners) Close() {
+	for _, lis := range []net.Listener{l.GRPC, l.Metrics} {
+		if lis != nil {
+			_ = lis.Close()
+		}
+	}
+}
+
+// Serve serves on lis until ctx ends, then drains in-flight calls for at most
+// cfg.ShutdownTimeout. ping reports whether the database answers; health says SERVING only
+// while it does.
+func (s *Server) Serve(ctx context.Context, lis Listeners, cfg config.Common, ping func(context.Context) error) error {
 	for name := range s.GRPC.GetServiceInfo() {
 		s.services = append(s.services, name)
 	}
-	metricsSrv := &http.Server{Addr: cfg.MetricsAddr, Handler: promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+	metricsSrv := &http.Server{Handler: promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		s.logger.Info("grpc server listening", "addr", lis.Addr().String())
-		return s.GRPC.Serve(lis)
+		s.logger.Info("grpc server listening", "addr", lis.GRPC.Addr().String())
+		if err := s.GRPC.Serve(lis.GRPC); err != nil {
+			return fmt.Errorf("grpc server: %w", err)
+		}
+		return nil
 	})
 	g.Go(func() error {
-		if err := metricsSrv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		if err := metricsSrv.Serve(lis.Metrics); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("metrics server: %w", err)
 		}
 		return nil

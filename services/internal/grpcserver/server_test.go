@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,17 +25,21 @@ import (
 	"github.com/zcustody/suite/services/internal/grpcserver"
 )
 
-// vaspServer is a fixture service: it panics, sleeps or answers depending on the VASP id.
+// vaspServer is a fixture service: it panics, fails, waits or answers depending on the VASP
+// id. "slow" says it started on started and answers once release is closed.
 type vaspServer struct {
 	compliancev1.UnimplementedComplianceServiceServer
+	started chan struct{}
+	release chan struct{}
 }
 
-func (vaspServer) SetVaspActivation(ctx context.Context, req *compliancev1.SetVaspActivationRequest) (*compliancev1.SetVaspActivationResponse, error) {
+func (v vaspServer) SetVaspActivation(ctx context.Context, req *compliancev1.SetVaspActivationRequest) (*compliancev1.SetVaspActivationResponse, error) {
 	switch req.GetVaspId() {
 	case "panic":
 		panic("boom")
 	case "slow":
-		time.Sleep(300 * time.Millisecond)
+		v.started <- struct{}{}
+		<-v.release
 	case "fail":
 		return nil, errors.New("secret internal cause")
 	}
@@ -45,6 +48,7 @@ func (vaspServer) SetVaspActivation(ctx context.Context, req *compliancev1.SetVa
 }
 
 type harness struct {
+	vasp    vaspServer
 	conn    *grpc.ClientConn
 	signer  *principal.Signer
 	healthy *atomic.Bool
@@ -60,16 +64,17 @@ func start(t *testing.T) *harness {
 	}
 	policy := authz.Policy{compliancev1.ComplianceService_SetVaspActivation_FullMethodName: authz.Anyone}
 	srv := grpcserver.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), principal.NewVerifier(map[string]ed25519.PublicKey{"gateway": pub}), policy)
-	compliancev1.RegisterComplianceServiceServer(srv.GRPC, vaspServer{})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{signer: principal.NewSigner("gateway", priv, time.Minute), healthy: &atomic.Bool{}, done: make(chan error, 1)}
+	vasp := vaspServer{started: make(chan struct{}, 1), release: make(chan struct{})}
+	compliancev1.RegisterComplianceServiceServer(srv.GRPC, vasp)
+	h := &harness{vasp: vasp, signer: principal.NewSigner("gateway", priv, time.Minute), healthy: &atomic.Bool{}, done: make(chan error, 1)}
 	h.healthy.Store(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	cfg := config.Common{MetricsAddr: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second, HealthInterval: 20 * time.Millisecond}
+	cfg := config.Common{GRPCAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", ShutdownTimeout: 2 * time.Second, HealthInterval: 20 * time.Millisecond}
+	lis, err := grpcserver.Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ping := func(context.Context) error {
 		if h.healthy.Load() {
 			return nil
@@ -77,7 +82,7 @@ func start(t *testing.T) *harness {
 		return errors.New("database down")
 	}
 	go func() { h.done <- srv.Serve(ctx, lis, cfg, ping) }()
-	h.conn, err = grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	h.conn, err = grpc.NewClient(lis.GRPC.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,8 +204,9 @@ func TestGracefulShutdownFinishesInFlightCalls(t *testing.T) {
 		_, err := h.call(t, "slow")
 		result <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // the call is in flight
+	<-h.vasp.started // the call is in flight
 	h.cancel()
+	close(h.vasp.release)
 	if err := <-result; err != nil {
 		t.Fatalf("in-flight call during shutdown: %v, want success", err)
 	}

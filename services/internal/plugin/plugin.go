@@ -11,7 +11,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/platform/apperr"
@@ -34,8 +33,7 @@ func RequireServicedesk(ctx context.Context) error {
 // NotAvailable answers a catalog service the owner cannot carry out yet: the create fails
 // at once with a clear error rather than after approval.
 func NotAvailable(serviceID string) error {
-	return &apperr.Error{Status: codes.Unimplemented, Code: apperr.CodeUnimplemented, Field: "serviceId",
-		Message: fmt.Sprintf("service %s cannot be requested yet", serviceID)}
+	return apperr.Unimplemented("serviceId", "service %s cannot be requested yet", serviceID)
 }
 
 // Ledger records executed requests in the owner's `plugin_executions` collection.

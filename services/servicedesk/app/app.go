@@ -5,17 +5,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/zcustody/suite/platform/config"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/internal/app"
-	"github.com/zcustody/suite/services/internal/grpcserver"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"
@@ -47,6 +42,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer deps.Close()
+	if err := Register(ctx, deps, cfg); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
+// Register builds the service desk on deps: its store and indexes, the catalog, the
+// connections to the services that own catalog entries, the gRPC services and the sweeper.
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	st := store.New(deps.DB)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
@@ -60,19 +65,16 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	}
 	plugins := server.NewPlugins(map[string]pluginv1.PluginServiceClient{}, signer)
 	for owner, addr := range map[string]string{"trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr, "custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr} {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithChainUnaryInterceptor(grpcserver.PropagateRequest()))
+		conn, err := deps.Dial(owner, addr)
 		if err != nil {
-			return fmt.Errorf("dial %s: %w", owner, err)
+			return err
 		}
-		defer conn.Close()
 		plugins.Add(owner, pluginv1.NewPluginServiceClient(conn))
 	}
-	executor := server.NewExecutor(st, plugins, logger)
-	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: executor, Logger: logger, Grace: cfg.ExecutionGrace, Now: time.Now}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Go(func() { app.Every(ctx, cfg.SweepInterval, sweeper.Once) })
+	executor := server.NewExecutor(st, plugins, deps.Logger)
+	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: executor, Logger: deps.Logger, Grace: cfg.ExecutionGrace, Now: time.Now}
+	deps.Every("request sweeper", cfg.SweepInterval, sweeper.Once)
 	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(st, executor))
 	servicedeskv1.RegisterIdentityServiceServer(deps.Server.GRPC, server.NewIdentity(st))
-	return deps.Run(ctx)
+	return nil
 }

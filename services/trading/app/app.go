@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/zcustody/suite/platform/config"
@@ -35,14 +34,27 @@ type Config struct {
 
 // Run starts the trading service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if cfg.RecoveryInterval <= 0 || cfg.RecoveryGrace <= 0 {
+		return fmt.Errorf("JOURNAL_RECOVERY_INTERVAL and JOURNAL_RECOVERY_GRACE must be positive")
+	}
 	if err := cfg.RefuseDemoKeys(cfg.OperatorKeyFile); err != nil {
 		return err
 	}
-	operatorKey, err := principal.LoadPrivateKey(cfg.OperatorKeyFile)
+	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
 	if err != nil {
 		return err
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
+	defer deps.Close()
+	if err := Register(ctx, deps, cfg); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
+// Register builds the trading service on deps: its store and indexes, the gRPC services and
+// the journal's recovery pass.
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
+	operatorKey, err := principal.LoadPrivateKey(cfg.OperatorKeyFile)
 	if err != nil {
 		return err
 	}
@@ -50,17 +62,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	if cfg.RecoveryInterval <= 0 || cfg.RecoveryGrace <= 0 {
-		return fmt.Errorf("JOURNAL_RECOVERY_INTERVAL and JOURNAL_RECOVERY_GRACE must be positive")
-	}
 	tradingv1.RegisterTradingServiceServer(deps.Server.GRPC, server.New(st))
 	tradingv1.RegisterTradingLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB), operatorKey))
-	// The recovery pass stops with the server, also when the server ends on an error.
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer stopSweep()
-	wg.Go(func() { app.Every(sweepCtx, cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, logger)) })
-	return deps.Run(ctx)
+	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
+	return nil
 }

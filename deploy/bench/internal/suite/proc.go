@@ -39,8 +39,15 @@ type Memory struct {
 }
 
 // launch starts bin with env (on top of the bench's own environment), pinned to cpus when
-// set; its stdout and stderr go to logDir/<name>.log unless stdout is taken.
-func launch(name, bin string, args, env []string, cpus, logDir string, stdout io.Writer) (*Proc, error) {
+// set; its stdout and stderr go to logDir/<name>.log unless stdout is taken. sockets are
+// passed as file descriptors 3, 4, ... (settings fd:3, fd:4, ...); launch closes the bench's
+// copies.
+func launch(name, bin string, args, env []string, cpus, logDir string, stdout io.Writer, sockets ...*os.File) (*Proc, error) {
+	defer func() {
+		for _, f := range sockets {
+			_ = f.Close()
+		}
+	}()
 	logFile, err := os.Create(filepath.Join(logDir, name+".log"))
 	if err != nil {
 		return nil, fmt.Errorf("log of %s: %w", name, err)
@@ -51,6 +58,7 @@ func launch(name, bin string, args, env []string, cpus, logDir string, stdout io
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.ExtraFiles = sockets
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if stdout != nil {
 		cmd.Stdout = stdout

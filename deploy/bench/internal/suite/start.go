@@ -19,7 +19,7 @@ import (
 // keeps each start-up free of the others' CPU use.
 func (s *Suite) StartServices(ctx context.Context) error {
 	for _, name := range append(Services, "gateway") {
-		addr, err := freeAddr()
+		addr, err := s.hold()
 		if err != nil {
 			return err
 		}
@@ -34,18 +34,18 @@ func (s *Suite) StartServices(ctx context.Context) error {
 }
 
 func (s *Suite) startService(ctx context.Context, name string) error {
-	metrics, err := freeAddr()
+	metrics, err := s.hold()
 	if err != nil {
 		return err
 	}
 	env := []string{
-		"MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=" + name, "GRPC_ADDR=" + s.Addrs[name], "METRICS_ADDR=" + metrics,
+		"MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=" + name, "GRPC_ADDR=fd:3", "METRICS_ADDR=fd:4",
 		"LOG_LEVEL=info", "PRINCIPAL_PUBLIC_KEY_FILE=" + s.keys.path("gateway-principal.pub.pem"),
 		"INTERNAL_PUBLIC_KEYS=" + s.keys.trusted(), "SERVICE_PRIVATE_KEY_FILE=" + s.keys.identity(name),
 		"OPERATOR_PRIVATE_KEY_FILE=" + s.keys.path("operator.pem"), "PRODUCTION=false",
 	}
 	env = append(env, s.peerEnv()...)
-	p, err := launch(name, s.bin(name), nil, env, s.opts.CPUs, s.logDir(), nil)
+	p, err := launch(name, s.bin(name), nil, env, s.opts.CPUs, s.logDir(), nil, s.take(s.Addrs[name]), s.take(metrics))
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *Suite) startGateway(ctx context.Context) error {
 // default load shedding (and GatewayEnv), for the overload scenario; Stop stops it. It is
 // not one of Procs: its CPU and memory are not part of the capacity figures.
 func (s *Suite) StartOverloadGateway(ctx context.Context) (string, error) {
-	addr, err := freeAddr()
+	addr, err := s.hold()
 	if err != nil {
 		return "", err
 	}
@@ -111,14 +111,14 @@ func (s *Suite) StartOverloadGateway(ctx context.Context) (string, error) {
 // defaults) and waits until /healthz answers 200.
 func (s *Suite) launchGateway(ctx context.Context, name, addr string, override []string) (*Proc, string, error) {
 	env := []string{
-		"HTTP_ADDR=" + addr, "METRICS_ADDR=127.0.0.1:0", "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
+		"HTTP_ADDR=fd:3", "METRICS_ADDR=127.0.0.1:0", "MONGODB_URI=" + s.MongoURI, "MONGODB_DATABASE=gateway",
 		"PRINCIPAL_PRIVATE_KEY_FILE=" + s.keys.path("gateway-principal.pem"), "LOG_LEVEL=info", "PRODUCTION=false",
 		// Capacity is measured without the per-company, per-user and per-address rate limits
 		// (0 turns a limit off); the overload scenario relies on load shedding alone.
 		"RATE_LIMIT_COMPANY_RPS=0", "RATE_LIMIT_USER_RPS=0", "RATE_LIMIT_PEER_RPS=0", "RATE_LIMIT_BURST=1",
 	}
 	env = append(append(append(env, s.peerEnv()...), s.opts.GatewayEnv...), override...)
-	p, err := launch(name, s.bin("gateway"), nil, env, s.opts.CPUs, s.logDir(), nil)
+	p, err := launch(name, s.bin("gateway"), nil, env, s.opts.CPUs, s.logDir(), nil, s.take(addr))
 	if err != nil {
 		return nil, "", err
 	}

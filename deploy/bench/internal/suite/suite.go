@@ -64,6 +64,8 @@ type Suite struct {
 	opts  Options
 	keys  keyFiles
 	extra []*Proc // started for one scenario, not measured with Procs
+	// held are the sockets hold opened, until take hands them to their process.
+	held map[string]*os.File
 }
 
 // New prepares the work folder and writes the demo keys.
@@ -170,13 +172,32 @@ func (s *Suite) StopServices() error {
 	return errors.Join(errs...)
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// hold opens a listening socket on a free port and keeps it, as a file, for the process
+// that will serve on it (take hands it over): the port is never free between the pick and
+// that process's start.
+func (s *Suite) hold() (string, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+		return "", fmt.Errorf("hold a port: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	defer lis.Close()
+	f, err := lis.(*net.TCPListener).File()
+	if err != nil {
+		return "", fmt.Errorf("hold a port: %w", err)
+	}
+	addr := lis.Addr().String()
+	if s.held == nil {
+		s.held = map[string]*os.File{}
+	}
+	s.held[addr] = f
+	return addr, nil
+}
+
+// take hands over the socket held for addr (launch closes the bench's copy).
+func (s *Suite) take(addr string) *os.File {
+	f := s.held[addr]
+	delete(s.held, addr)
+	return f
 }
 
 // CPU returns the CPU time so far of every process of the suite and of the bench itself
