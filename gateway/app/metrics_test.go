@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,8 +80,8 @@ func TestMetricsAddressTaken(t *testing.T) {
 	defer taken.Close()
 	cfg := gatewayConfig(t, map[string]string{"METRICS_ADDR": taken.Addr().String()})
 	err = app.Run(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
-	if err == nil || !strings.Contains(err.Error(), "listen metrics") {
-		t.Errorf("Run with METRICS_ADDR taken = %v, want a listen metrics error", err)
+	if err == nil || !strings.Contains(err.Error(), "METRICS_ADDR") {
+		t.Errorf("Run with METRICS_ADDR taken = %v, want a METRICS_ADDR error", err)
 	}
 }
 
@@ -89,7 +91,7 @@ func gatewayConfig(t *testing.T, env map[string]string) app.Config {
 	t.Helper()
 	db := testdb.New(t)
 	vars := map[string]string{"MONGODB_URI": os.Getenv("MONGODB_URI"), "MONGODB_DATABASE": db.Name(),
-		"PRINCIPAL_PRIVATE_KEY_FILE": keyFile(t), "HTTP_ADDR": "127.0.0.1:0", "METRICS_ADDR": freeAddr(t)}
+		"PRINCIPAL_PRIVATE_KEY_FILE": keyFile(t), "HTTP_ADDR": "127.0.0.1:0", "METRICS_ADDR": "127.0.0.1:0"}
 	for _, name := range []string{"SERVICEDESK", "TRADING", "INTERCHANGE", "CUSTODY", "COMPLIANCE"} {
 		vars[name+"_ADDR"] = "127.0.0.1:1"
 	}
@@ -106,6 +108,12 @@ func gatewayConfig(t *testing.T, env map[string]string) app.Config {
 // runGateway runs the gateway as its binary does and returns its API and metrics URLs.
 func runGateway(t *testing.T, env map[string]string) (api, metricsURL string) {
 	t.Helper()
+	metricsAddr, metricsSocket := heldSocket(t)
+	env = maps.Clone(env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["METRICS_ADDR"] = metricsSocket
 	cfg := gatewayConfig(t, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan string, 1), make(chan error, 1)
@@ -118,7 +126,7 @@ func runGateway(t *testing.T, env map[string]string) (api, metricsURL string) {
 	})
 	select {
 	case addr := <-ready:
-		return "http://" + addr, "http://" + cfg.MetricsAddr + "/metrics"
+		return "http://" + addr, "http://" + metricsAddr + "/metrics"
 	case err := <-done:
 		t.Fatalf("gateway did not start: %v", err)
 	case <-time.After(15 * time.Second):
@@ -212,14 +220,25 @@ func sample(body, series string) (float64, bool) {
 	return 0, false
 }
 
-func freeAddr(t *testing.T) string {
+// heldSocket opens a listening socket on a free port and returns its address and the
+// setting (fd:N) that hands it to the gateway, which owns it from then on: the port is never
+// free between the pick and the gateway's start.
+func heldSocket(t *testing.T) (addr, setting string) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lis.Close()
-	return lis.Addr().String()
+	raw, err := lis.(*net.TCPListener).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, dupErr := -1, error(nil)
+	if err := raw.Control(func(f uintptr) { fd, dupErr = syscall.Dup(int(f)) }); err != nil || dupErr != nil {
+		t.Fatal(err, dupErr)
+	}
+	return lis.Addr().String(), "fd:" + strconv.Itoa(fd)
 }
 
 func keyFile(t *testing.T) string {

@@ -29,9 +29,15 @@ func ClientOptions(uri string) *options.ClientOptions {
 		SetReadConcern(readconcern.Majority())
 }
 
-// Connect opens a client and checks the server answers.
+// Connect opens a client with ClientOptions and checks the server answers.
 func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
-	client, err := mongo.Connect(ClientOptions(uri))
+	return ConnectWith(ctx, ClientOptions(uri))
+}
+
+// ConnectWith opens a client with opts (ClientOptions, perhaps completed, e.g. with a
+// command monitor) and checks the server answers.
+func ConnectWith(ctx context.Context, opts *options.ClientOptions) (*mongo.Client, error) {
+	client, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect mongodb: %w", err)
 	}

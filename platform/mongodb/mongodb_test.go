@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -126,5 +127,51 @@ func TestSearchesCarryMaxTimeMS(t *testing.T) {
 
 	if _, err := mongodb.FindPage[doc](ctx, coll, mongodb.Query{}); err == nil {
 		t.Error("FindPage without a limit succeeded, want an error")
+	}
+}
+
+// TestEnsureIndexes: the declared indexes exist with their keys and options, and ensuring
+// them again (a restart) changes nothing. (FerretDB keeps no sparse option to list.)
+func TestEnsureIndexes(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	indexes := []mongodb.Index{
+		{Collection: "a", Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		{Collection: "a", Name: "intent_id", Keys: mongodb.Keys("intent.id"), Unique: true, Sparse: true},
+		{Collection: "b", Name: "expires", Keys: bson.D{{Key: "expiresAt", Value: -1}}},
+	}
+	for range 2 {
+		if err := mongodb.EnsureIndexes(ctx, db, indexes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type spec struct {
+		Name   string `bson:"name"`
+		Key    bson.D `bson:"key"`
+		Unique bool   `bson:"unique"`
+	}
+	var got []spec
+	for _, col := range []string{"a", "b"} {
+		cur, err := db.Collection(col).Indexes().List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var specs []spec
+		if err := cur.All(ctx, &specs); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range specs {
+			if s.Name != "_id_" {
+				got = append(got, s)
+			}
+		}
+	}
+	var want []spec
+	for _, ix := range indexes {
+		want = append(want, spec{Name: ix.Name, Key: ix.Keys, Unique: ix.Unique})
+	}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b bson.D) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); diff != "" {
+		t.Errorf("indexes (-want +got):\n%s", diff)
 	}
 }

@@ -16,7 +16,8 @@ import (
 	"github.com/zcustody/suite/platform/mongodb"
 )
 
-// New returns an empty database that is dropped when the test ends.
+// New returns an empty database that is dropped when the test ends. Under CheckIndexes, its
+// client records the shapes of the queries it sends.
 func New(t testing.TB) *mongo.Database {
 	t.Helper()
 	uri := os.Getenv("MONGODB_URI")
@@ -25,7 +26,11 @@ func New(t testing.TB) *mongo.Database {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	client, err := mongodb.Connect(ctx, uri)
+	opts := mongodb.ClientOptions(uri)
+	if recording != nil {
+		opts.SetMonitor(recording.Monitor())
+	}
+	client, err := mongodb.ConnectWith(ctx, opts)
 	if err != nil {
 		missing(t, "database unreachable: "+err.Error())
 	}

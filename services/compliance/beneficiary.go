@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/ids"
 )
 
 // Catalog services compliance carries out.
 const (
-	ServiceCreateBeneficiary     = "0x0007-004"
-	ServiceUpdateBeneficiary     = "0x0007-005"
-	ServiceDeactivateBeneficiary = "0x0007-006"
+	ServiceCreateBeneficiary     = catalog.BeneficiaryCreate
+	ServiceUpdateBeneficiary     = catalog.BeneficiaryUpdate
+	ServiceDeactivateBeneficiary = catalog.BeneficiaryDeactivate
 )
 
 // Beneficiary statuses.

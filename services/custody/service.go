@@ -8,15 +8,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
 // Catalog services custody carries out.
 const (
-	ServiceCreateWallet     = "0x0013-001"
-	ServiceRenameWallet     = "0x0013-002"
-	ServiceDeactivateWallet = "0x0013-003"
-	ServiceTransfer         = "0x0014-007" // not available yet
+	ServiceCreateWallet     = catalog.CustodyWalletCreate
+	ServiceRenameWallet     = catalog.CustodyWalletRename
+	ServiceDeactivateWallet = catalog.CustodyWalletDeactivate
+	ServiceTransfer         = catalog.CustodyTransfer // not available yet
 )
 
 // Limits of the wallet payloads.

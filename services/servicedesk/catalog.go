@@ -1,5 +1,8 @@
 // Package servicedesk is the domain of the service desk: the catalog of services a company
-// may request, companies and users, and (later) service requests and their lifecycle.
+// may request, companies and users, service requests with their state machine and audit
+// chain, and the desk that carries a request through it (create, confirm, approve or reject
+// under four eyes, cancel, execute by its owner, expire). It is plain Go: the store and the
+// owners' plugin API are interfaces (Store, Owners) that app wires to their implementations.
 package servicedesk
 
 import (
@@ -7,26 +10,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
-// Products of the catalog.
+// Products of the catalog (catalog registry).
 const (
-	ProductNetwork = "NETWORK_MGMT"
-	ProductTrading = "TRADING"
-	ProductCustody = "CUSTODY"
+	ProductNetwork = catalog.ProductNetwork
+	ProductTrading = catalog.ProductTrading
+	ProductCustody = catalog.ProductCustody
 )
 
-// Request types.
+// Request types (catalog registry).
 const (
-	RequestCreate     = "CREATE"
-	RequestUpdate     = "UPDATE"
-	RequestDeactivate = "DEACTIVATE"
+	RequestCreate     = catalog.Create
+	RequestUpdate     = catalog.Update
+	RequestDeactivate = catalog.Deactivate
 )
 
 // Products and RequestTypes list the allowed filter values.
 var (
-	Products     = []string{ProductNetwork, ProductTrading, ProductCustody}
-	RequestTypes = []string{RequestCreate, RequestUpdate, RequestDeactivate}
+	Products     = catalog.Products()
+	RequestTypes = catalog.RequestTypes()
 )
 
 // Service is one operation of the catalog.
@@ -68,53 +73,66 @@ func ParseProductID(s string) (int32, error) {
 
 // ServiceTradingWithdrawal is the client's withdrawal from its trading wallet to its custody
 // wallet (issue 18), decided by the wallet's venue through endpoint 11.
-const ServiceTradingWithdrawal = "0x0003-004"
+const ServiceTradingWithdrawal = catalog.TradingWithdrawal
+
+// terms are what the service desk adds to a registered service: how it is described, its
+// payload template, whether it needs a checker, how long a request may wait, and whether
+// only venue operators may ask for it.
+type terms struct {
+	id           string
+	description  string
+	needsChecker bool
+	expiry       time.Duration
+	venueOnly    bool
+	template     string
+}
 
 // Catalog returns the services of the suite: the twelve of DESIGN.md §7 and the trading
-// wallet withdrawal (docs/decisions.md).
+// wallet withdrawal (docs/decisions.md), each the registry's entry (services/internal/catalog)
+// with the service desk's terms.
 func Catalog() []Service {
 	const day = 24 * time.Hour
-	return []Service{
-		{ID: "0x0003-001", Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Management", RequestType: RequestCreate,
-			Description: "Trading Wallet", Owner: "trading", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"name":["string"],"currency":["BTC","ETH","XLM","XRP","USDC","EURC"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
-		{ID: "0x0003-002", Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Management", RequestType: RequestDeactivate,
-			Description: "Trading Wallet", Owner: "trading", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"walletId":["string"]}`},
-		{ID: "0x0003-003", Product: ProductTrading, ProductID: 0x0003, Name: "Settlement Instruction", RequestType: RequestCreate,
-			Description: "Settlement instruction from a trading wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day, VenueOnly: true,
-			Template: `{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"],"ledger":["BTC","ETH","XLM","XRP"]}`},
-		{ID: ServiceTradingWithdrawal, Product: ProductTrading, ProductID: 0x0003, Name: "Trading Wallet Withdrawal", RequestType: RequestCreate,
-			Description: "Withdrawal from a trading wallet to a custody wallet", Owner: "interchange", NeedsChecker: true, Expiry: 1 * day,
-			Template: `{"sender":["WALLETID"],"destination":["WALLETID"],"amount":["decimal"]}`},
-		{ID: "0x0007-004", Product: ProductNetwork, ProductID: 0x0007, Name: "Beneficiary Management", RequestType: RequestCreate,
-			Description: "Beneficiary", Owner: "compliance", NeedsChecker: false, Expiry: 7 * day,
-			Template: `{"entityType":["INDIVIDUAL","CORPORATE"],"beneficiaryName":["string"],"registeredAddress":["line1","city","country"],"operatingAddress":["line1","city","country"]}`},
-		{ID: "0x0007-005", Product: ProductNetwork, ProductID: 0x0007, Name: "Beneficiary Management", RequestType: RequestUpdate,
-			Description: "Beneficiary", Owner: "compliance", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"beneficiaryId":["string"],"beneficiaryName":["string"],"registeredAddress":["line1","city","country"],"operatingAddress":["line1","city","country"]}`},
-		{ID: "0x0007-006", Product: ProductNetwork, ProductID: 0x0007, Name: "Beneficiary Management", RequestType: RequestDeactivate,
-			Description: "Beneficiary", Owner: "compliance", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"beneficiaryId":["string"]}`},
-		{ID: "0x0007-007", Product: ProductNetwork, ProductID: 0x0007, Name: "Address Whitelisting", RequestType: RequestCreate,
-			Description: "Whitelisted Address", Owner: "interchange", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"],"beneficiaryId":["string"],"notes":["string"],"hostedAddress":["boolean"],"vaspId":["string"],"addressPurpose":["INCOMING","OUTGOING"]}`},
-		{ID: "0x0007-008", Product: ProductNetwork, ProductID: 0x0007, Name: "Address Whitelisting", RequestType: RequestDeactivate,
-			Description: "Whitelisted Address", Owner: "interchange", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"]}`},
-		{ID: "0x0013-001", Product: ProductCustody, ProductID: 0x0013, Name: "Custody Wallet Management", RequestType: RequestCreate,
-			Description: "Custody Wallet", Owner: "custody", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"name":["string"],"currency":["BTC","ETH","XLM","XRP"],"currencyId":["btc-btc","eth-eth","xlm-xlm","xrp-xrp"],"walletOwnerId":["string"]}`},
-		{ID: "0x0013-002", Product: ProductCustody, ProductID: 0x0013, Name: "Custody Wallet Management", RequestType: RequestUpdate,
-			Description: "Custody Wallet name", Owner: "custody", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"walletId":["string"],"name":["string"]}`},
-		{ID: "0x0013-003", Product: ProductCustody, ProductID: 0x0013, Name: "Custody Wallet Management", RequestType: RequestDeactivate,
-			Description: "Custody Wallet", Owner: "custody", NeedsChecker: true, Expiry: 7 * day,
-			Template: `{"walletId":["string"]}`},
-		{ID: "0x0014-007", Product: ProductCustody, ProductID: 0x0014, Name: "Custody Transfer", RequestType: RequestCreate,
-			Description: "Transfer to a beneficiary address", Owner: "custody", NeedsChecker: true, Expiry: 1 * day,
-			Template: `{"sender":["WALLETID"],"destination":["BENEFICIARYADDRESSID"],"amount":["decimal"],"subtractFee":["boolean"]}`},
+	list := []terms{
+		{catalog.TradingWalletCreate, "Trading Wallet", true, 7 * day, false,
+			`{"name":["string"],"currency":["BTC","ETH","XLM","XRP","USDC","EURC"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
+		{catalog.TradingWalletDeactivate, "Trading Wallet", true, 7 * day, false, `{"walletId":["string"]}`},
+		{catalog.SettlementInstruction, "Settlement instruction from a trading wallet", true, 1 * day, true,
+			`{"sender":["WALLETID","WALLETREFERENCE"],"destination":["ENDPOINT","WALLETID","WALLETREFERENCE"],"currency":["string"],"venueId":["string"],"amount":["decimal"],"subtractFee":["boolean"],"ledger":["BTC","ETH","XLM","XRP"]}`},
+		{catalog.TradingWithdrawal, "Withdrawal from a trading wallet to a custody wallet", true, 1 * day, false,
+			`{"sender":["WALLETID"],"destination":["WALLETID"],"amount":["decimal"]}`},
+		{catalog.BeneficiaryCreate, "Beneficiary", false, 7 * day, false,
+			`{"entityType":["INDIVIDUAL","CORPORATE"],"beneficiaryName":["string"],"registeredAddress":["line1","city","country"],"operatingAddress":["line1","city","country"]}`},
+		{catalog.BeneficiaryUpdate, "Beneficiary", true, 7 * day, false,
+			`{"beneficiaryId":["string"],"beneficiaryName":["string"],"registeredAddress":["line1","city","country"],"operatingAddress":["line1","city","country"]}`},
+		{catalog.BeneficiaryDeactivate, "Beneficiary", true, 7 * day, false, `{"beneficiaryId":["string"]}`},
+		{catalog.AddressWhitelist, "Whitelisted Address", true, 7 * day, false,
+			`{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"],"beneficiaryId":["string"],"notes":["string"],"hostedAddress":["boolean"],"vaspId":["string"],"addressPurpose":["INCOMING","OUTGOING"]}`},
+		{catalog.AddressDeactivate, "Whitelisted Address", true, 7 * day, false, `{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"]}`},
+		{catalog.CustodyWalletCreate, "Custody Wallet", true, 7 * day, false,
+			`{"name":["string"],"currency":["BTC","ETH","XLM","XRP"],"currencyId":["btc-btc","eth-eth","xlm-xlm","xrp-xrp"],"walletOwnerId":["string"]}`},
+		{catalog.CustodyWalletRename, "Custody Wallet name", true, 7 * day, false, `{"walletId":["string"],"name":["string"]}`},
+		{catalog.CustodyWalletDeactivate, "Custody Wallet", true, 7 * day, false, `{"walletId":["string"]}`},
+		{catalog.CustodyTransfer, "Transfer to a beneficiary address", true, 1 * day, false,
+			`{"sender":["WALLETID"],"destination":["BENEFICIARYADDRESSID"],"amount":["decimal"],"subtractFee":["boolean"]}`},
 	}
+	out := make([]Service, 0, len(list))
+	for _, t := range list {
+		e, _ := catalog.Lookup(t.id) // every id above is registered (TestCatalogMatchesTheRegistry)
+		out = append(out, Service{ID: e.ID, Product: e.Product, ProductID: e.ProductID, Name: e.Name, RequestType: e.RequestType,
+			Description: t.description, Template: t.template, Owner: e.Owner, NeedsChecker: t.needsChecker, Expiry: t.expiry,
+			VenueOnly: t.venueOnly})
+	}
+	return out
+}
+
+// Lookup returns the catalog service id.
+func Lookup(id string) (Service, bool) {
+	for _, s := range Catalog() {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return Service{}, false
 }
 
 // CatalogFilter is a validated catalog query: values OR-ed within a field, fields AND-ed.

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -118,6 +121,23 @@ func TestCatalog(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCatalogMatchesTheRegistry: the catalog holds exactly the registered services, with
+// the registry's product, name, request type and owner.
+func TestCatalogMatchesTheRegistry(t *testing.T) {
+	t.Parallel()
+	var want, got []catalog.Entry
+	want = catalog.Entries()
+	for _, s := range servicedesk.Catalog() {
+		got = append(got, catalog.Entry{ID: s.ID, Product: s.Product, ProductID: s.ProductID, Name: s.Name, RequestType: s.RequestType, Owner: s.Owner})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Catalog() against the registry (-want +got):\n%s", diff)
+	}
+	if svc, ok := servicedesk.Lookup("0x0003-003"); !ok || !svc.VenueOnly {
+		t.Errorf("Lookup(0x0003-003) = %+v, %v; want the venue-only settlement instruction", svc, ok)
 	}
 }
 

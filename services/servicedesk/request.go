@@ -21,6 +21,19 @@ const (
 var Statuses = []string{StatusPendingConfirmation, StatusPendingAuthorisation, StatusAuthorised,
 	StatusCompleted, StatusFailed, StatusRejected, StatusCancelled, StatusExpired}
 
+// transitions is the request's state machine (DESIGN.md §7): from each status, where it may
+// go. The maker's confirmation leads to PENDING AUTHORISATION, or straight to AUTHORISED for
+// a service that needs no checker; a checker approves or rejects; the maker may cancel and
+// the sweeper expires while a person is awaited; the owner's execution ends it.
+var transitions = map[string][]string{
+	StatusPendingConfirmation:  {StatusPendingAuthorisation, StatusAuthorised, StatusCancelled, StatusExpired},
+	StatusPendingAuthorisation: {StatusAuthorised, StatusRejected, StatusCancelled, StatusExpired},
+	StatusAuthorised:           {StatusCompleted, StatusFailed},
+}
+
+// Allowed reports whether a request may move from one status to the other.
+func Allowed(from, to string) bool { return slices.Contains(transitions[from], to) }
+
 // Pending reports whether a request in status s still waits for a person.
 func Pending(s string) bool {
 	return s == StatusPendingConfirmation || s == StatusPendingAuthorisation
@@ -97,8 +110,8 @@ type Version struct {
 	Hash        string
 }
 
-// Transition is one state change: the status it requires, the status it sets, and the
-// version it appends.
+// Transition is one state change: the statuses it may start from, the status it sets, and
+// the version it appends.
 type Transition struct {
 	From      []string
 	To        string
@@ -110,8 +123,14 @@ type Transition struct {
 	Updated   string // updatedBy
 }
 
-// Allowed reports whether status s may take transition t.
-func (t Transition) Allowed(s string) bool { return slices.Contains(t.From, s) }
+// Allowed reports whether a request in status s may take transition t: s is one of t's
+// sources and the state machine allows the move.
+func (t Transition) Allowed(s string) bool { return slices.Contains(t.From, s) && Allowed(s, t.To) }
+
+// move is the transition of r from its current status to status to.
+func move(r Request, to string, action int32, role, actor string) Transition {
+	return Transition{From: []string{r.Status}, To: to, Action: action, Role: role, Actor: actor}
+}
 
 // Maker is who creates a request.
 type Maker struct {

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/ledger"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 
 // Catalog services trading owns.
 const (
-	ServiceCreateWallet     = "0x0003-001"
-	ServiceDeactivateWallet = "0x0003-002"
+	ServiceCreateWallet     = catalog.TradingWalletCreate
+	ServiceDeactivateWallet = catalog.TradingWalletDeactivate
 )
 
 // Limits of the creation payload.

@@ -11,7 +11,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/platform/mongodb"
 )
+
+// colRequestIDs holds the request identifiers, one document per company and identifier.
+const colRequestIDs = "request_ids"
 
 // ErrReplay is returned when a request identifier was already used by the company.
 var ErrReplay = errors.New("request identifier already used")
@@ -50,16 +55,17 @@ type pendingClaim struct {
 
 // NewReplayStore returns the store on db.
 func NewReplayStore(db *mongo.Database) *ReplayStore {
-	return &ReplayStore{col: db.Collection("request_ids")}
+	return &ReplayStore{col: db.Collection(colRequestIDs)}
 }
 
-// EnsureIndexes creates the index the sweeper uses.
+// ReplayIndexes are the indexes of the replay store: the sweeper's.
+func ReplayIndexes() []mongodb.Index {
+	return []mongodb.Index{{Collection: colRequestIDs, Name: "expires", Keys: mongodb.Keys("expiresAt")}}
+}
+
+// EnsureIndexes creates the ReplayIndexes.
 func (s *ReplayStore) EnsureIndexes(ctx context.Context) error {
-	model := mongo.IndexModel{Keys: bson.D{{Key: "expiresAt", Value: 1}}, Options: options.Index().SetName("expires")}
-	if _, err := s.col.Indexes().CreateOne(ctx, model); err != nil {
-		return fmt.Errorf("create index request_ids.expires: %w", err)
-	}
-	return nil
+	return mongodb.EnsureIndexes(ctx, s.col.Database(), ReplayIndexes())
 }
 
 // Claim records the identifier; ErrReplay if it was seen before. When ctx ends first, Claim

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zcustody/suite/platform/apitime"
 )
 
 // Detail is one {message, code} entry of the error body.
@@ -24,9 +26,6 @@ type Body struct {
 	Status    int      `json:"status"`
 	Details   []Detail `json:"details"`
 }
-
-// TimeFormat is the body's timestamp format: ISO 8601 UTC with milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // Write sends status with one detail.
 func Write(w http.ResponseWriter, status int, code, message string) {
@@ -55,7 +54,7 @@ func WriteBody(w http.ResponseWriter, status int, details []Detail) {
 		details[i].Message = capMessage(details[i].Message)
 	}
 	body := Body{
-		Timestamp: time.Now().UTC().Format(TimeFormat),
+		Timestamp: apitime.Format(time.Now()),
 		Title:     http.StatusText(status),
 		Status:    status,
 		Details:   details,

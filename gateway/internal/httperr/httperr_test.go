@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zcustody/suite/gateway/internal/httperr"
+	"github.com/zcustody/suite/platform/apitime"
 )
 
 // decode reads an error body and checks the fields every error body shares.
@@ -41,9 +42,9 @@ func decode(t *testing.T, rec *httptest.ResponseRecorder) httperr.Body {
 	if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil {
 		t.Fatalf("decode body: %v", err)
 	}
-	ts, err := time.Parse(httperr.TimeFormat, b.Timestamp)
+	ts, err := time.Parse(apitime.Layout, b.Timestamp)
 	if err != nil {
-		t.Errorf("timestamp %q is not %s: %v", b.Timestamp, httperr.TimeFormat, err)
+		t.Errorf("timestamp %q is not %s: %v", b.Timestamp, apitime.Layout, err)
 	}
 	if d := time.Since(ts); d < -time.Second || d > time.Minute {
 		t.Errorf("timestamp %s is not now", b.Timestamp)

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
 )
@@ -16,7 +15,9 @@ type BeneficiaryReader interface {
 }
 
 // Directory implements compliancev1.DirectoryServiceServer: compliance's internal checks for
-// the other services (interchange whitelisting, the settlement engine, custody).
+// the other services (interchange whitelisting, the settlement engine, custody). Any internal
+// system the services trust may ask (Policy): the answers only tell whether an entity a
+// company names exists and is active. Users and companies never reach this API.
 type Directory struct {
 	compliancev1.UnimplementedDirectoryServiceServer
 	registry      Registry
@@ -34,9 +35,6 @@ func NewDirectory(registry Registry, beneficiaries BeneficiaryReader) *Directory
 // switch and the company's activation, active by default). An unknown VASP and one
 // restricted to other companies are both ER-102.
 func (d *Directory) CheckVasp(ctx context.Context, req *compliancev1.CheckVaspRequest) (*compliancev1.CheckVaspResponse, error) {
-	if err := requireSystem(ctx); err != nil {
-		return nil, err
-	}
 	if err := requireFields(req.GetCompanyId(), "companyId", req.GetVaspId(), "vaspId"); err != nil {
 		return nil, err
 	}
@@ -58,9 +56,6 @@ func (d *Directory) CheckVasp(ctx context.Context, req *compliancev1.CheckVaspRe
 // CheckBeneficiary answers whether a company's beneficiary exists and is active. An unknown
 // beneficiary and another company's are both ER-102.
 func (d *Directory) CheckBeneficiary(ctx context.Context, req *compliancev1.CheckBeneficiaryRequest) (*compliancev1.CheckBeneficiaryResponse, error) {
-	if err := requireSystem(ctx); err != nil {
-		return nil, err
-	}
 	if err := requireFields(req.GetCompanyId(), "companyId", req.GetBeneficiaryId(), "beneficiaryId"); err != nil {
 		return nil, err
 	}
@@ -73,20 +68,6 @@ func (d *Directory) CheckBeneficiary(ctx context.Context, req *compliancev1.Chec
 	}
 	return &compliancev1.CheckBeneficiaryResponse{BeneficiaryId: b.ID, BeneficiaryName: b.Name,
 		Active: b.Status == compliance.StatusActive}, nil
-}
-
-// requireSystem refuses every caller but an internal system. Any system the services trust
-// may ask (interchange, the settlement engine, custody): the answers only tell whether an
-// entity a company names exists and is active. Users and companies never reach this API.
-func requireSystem(ctx context.Context) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok {
-		return apperr.Unauthenticated("missing caller credentials")
-	}
-	if p.Kind != principal.KindSystem || p.System == "" {
-		return apperr.Forbidden("the directory is reserved to internal systems")
-	}
-	return nil
 }
 
 // requireFields checks mandatory request fields given as value, name pairs, in order.

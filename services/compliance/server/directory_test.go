@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/zcustody/suite/platform/apperr"
@@ -95,38 +94,6 @@ func TestCheckBeneficiary(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("CheckBeneficiary() (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestDirectoryCallers: any internal system may ask; users and companies may not, whatever
-// their role, and a call without a principal is unauthenticated.
-func TestDirectoryCallers(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.put(t, company, "BNF-ZTEST-AAAAAAAAAA", nil)
-	tests := []struct {
-		name string
-		ctx  context.Context
-		want codes.Code
-	}{
-		{"interchange", interchange(), codes.OK},
-		{"settlement engine", as(principal.Principal{Kind: principal.KindSystem, System: "settlement-engine"}), codes.OK},
-		{"system without a name", as(principal.Principal{Kind: principal.KindSystem}), codes.PermissionDenied},
-		{"company", companyCtx(company), codes.PermissionDenied},
-		{"maker", as(principal.Principal{Kind: principal.KindUser, CompanyID: company, UserEmail: maker, Roles: []string{principal.RoleMaker, principal.RoleChecker}}), codes.PermissionDenied},
-		{"no principal", context.Background(), codes.Unauthenticated},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, vErr := f.directory.CheckVasp(tt.ctx, &compliancev1.CheckVaspRequest{CompanyId: company, VaspId: "V1"})
-			_, bErr := f.directory.CheckBeneficiary(tt.ctx, &compliancev1.CheckBeneficiaryRequest{CompanyId: company, BeneficiaryId: "BNF-ZTEST-AAAAAAAAAA"})
-			for _, err := range []error{vErr, bErr} {
-				if got := apperr.ToStatus(err); status.Code(got) != tt.want {
-					t.Errorf("code %v (%v), want %v", status.Code(got), err, tt.want)
-				}
 			}
 		})
 	}

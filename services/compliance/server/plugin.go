@@ -29,12 +29,12 @@ type Plugin struct {
 func NewPlugin(beneficiaries Beneficiaries, runs plugin.Executions) *plugin.Server {
 	p := &Plugin{beneficiaries: beneficiaries, now: time.Now}
 	return plugin.NewServer(runs, map[string]plugin.Handler{
-		compliance.ServiceCreateBeneficiary: {RequestType: "CREATE", Execute: p.executeCreate,
+		compliance.ServiceCreateBeneficiary: {Execute: p.executeCreate,
 			Validate: func(_ context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
 				return validateCreate(sr)
 			}},
-		compliance.ServiceUpdateBeneficiary:     {RequestType: "UPDATE", Validate: p.validateUpdate, Execute: p.executeUpdate},
-		compliance.ServiceDeactivateBeneficiary: {RequestType: "DEACTIVATE", Validate: p.validateDeactivate, Execute: p.executeDeactivate},
+		compliance.ServiceUpdateBeneficiary:     {Validate: p.validateUpdate, Execute: p.executeUpdate},
+		compliance.ServiceDeactivateBeneficiary: {Validate: p.validateDeactivate, Execute: p.executeDeactivate},
 	})
 }
 

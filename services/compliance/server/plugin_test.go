@@ -1,45 +1,14 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 
 	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/compliance"
 )
-
-func TestOnlyTheServicedeskMayCall(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	sr := request(t, "SERV-REQ-P1", compliance.ServiceCreateBeneficiary, createPayload())
-	tests := []struct {
-		name string
-		ctx  context.Context
-	}{
-		{"no principal", context.Background()},
-		{"company", companyCtx(company)},
-		{"maker", as(principal.Principal{Kind: principal.KindUser, CompanyID: company, UserEmail: maker, Roles: []string{principal.RoleMaker}})},
-		{"interchange", interchange()},
-		{"gateway", as(principal.Principal{Kind: principal.KindSystem, System: "gateway"})},
-	}
-	forbidden := wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := f.plugin.Validate(tt.ctx, &pluginv1.ValidateRequest{Request: sr})
-			checkErr(t, err, forbidden)
-			_, err = f.plugin.Execute(tt.ctx, &pluginv1.ExecuteRequest{Request: sr, EntityIds: []string{"BNF-ZTEST-ABCDEFGHIJ"}})
-			checkErr(t, err, forbidden)
-		})
-	}
-	if n := f.count(t, "beneficiaries"); n != 0 {
-		t.Errorf("refused callers wrote %d beneficiaries", n)
-	}
-}
 
 func TestRequestChecks(t *testing.T) {
 	t.Parallel()

@@ -8,10 +8,10 @@ import (
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// Policy is who may call each of compliance's gRPC methods (authz): endpoint 15 needs the
-// company or one of its makers or checkers, the VASP search any caller of a company, the
-// directory any internal system, the plugin API the service desk. The handlers check the
-// same again, so the rules hold whether or not the interceptor runs.
+// Policy is who may call each of compliance's gRPC methods (authz), the one place that
+// decides it: endpoint 15 needs the company or one of its makers or checkers, the VASP search
+// any caller of a company, the directory any internal system, the plugin API the service
+// desk. The handlers scope what a caller sees to its company, and check no role.
 func Policy() authz.Policy {
 	return authz.Policy{
 		compliancev1.ComplianceService_SetVaspActivation_FullMethodName: {Company: true, Roles: []string{principal.RoleMaker, principal.RoleChecker}},

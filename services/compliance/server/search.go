@@ -3,9 +3,10 @@ package server
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
@@ -14,7 +15,7 @@ import (
 // switched it. Two reads: the page of VASPs (find and count), then the company's
 // activations of that page in one query.
 func (s *Server) SearchVasps(ctx context.Context, req *compliancev1.SearchVaspsRequest) (*compliancev1.SearchVaspsResponse, error) {
-	p, err := companyCaller(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
-	"github.com/zcustody/suite/services/internal/apitime"
 )
 
 func TestSearchVaspsValidAndUpdatedAt(t *testing.T) {
@@ -70,8 +70,8 @@ func TestSearchVaspsRefused(t *testing.T) {
 		{"sort by name", companyCtx(company), &compliancev1.SearchVaspsRequest{Sort: &commonv1.Sort{By: "vaspName"}}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "sort.by"}},
 		{"sort by updatedAt", companyCtx(company), &compliancev1.SearchVaspsRequest{Sort: &commonv1.Sort{By: "updatedAt"}}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "sort.by"}},
 		{"sort order", companyCtx(company), &compliancev1.SearchVaspsRequest{Sort: &commonv1.Sort{By: "id", Order: "down"}}, wantErr{codes.InvalidArgument, apperr.CodeFormat, "sort.order"}},
-		{"system caller", as(principal.Principal{Kind: principal.KindSystem, System: "interchange"}), &compliancev1.SearchVaspsRequest{}, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}},
-		{"no principal", context.Background(), &compliancev1.SearchVaspsRequest{}, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}},
+		{"system acting for no company", as(principal.Principal{Kind: principal.KindSystem, System: "interchange"}), &compliancev1.SearchVaspsRequest{}, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}},
+		{"no principal", context.Background(), &compliancev1.SearchVaspsRequest{}, wantErr{codes.Unauthenticated, apperr.CodeUnauthorized, ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,11 +7,11 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	"github.com/zcustody/suite/services/compliance"
-	"github.com/zcustody/suite/services/internal/apitime"
 )
 
 // Registry is what the handlers need from the store.
@@ -33,14 +33,12 @@ var _ compliancev1.ComplianceServiceServer = (*Server)(nil)
 // New returns the server.
 func New(registry Registry) *Server { return &Server{registry: registry} }
 
-// SetVaspActivation serves endpoint 15: a company switches a VASP on or off for itself.
+// SetVaspActivation serves endpoint 15: a company (itself, or its makers and checkers:
+// Policy) switches a VASP on or off for itself.
 func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVaspActivationRequest) (*compliancev1.SetVaspActivationResponse, error) {
-	p, err := companyCaller(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if p.Kind == principal.KindUser && !p.HasRole(principal.RoleMaker) && !p.HasRole(principal.RoleChecker) {
-		return nil, apperr.Forbidden("a VIEWER cannot change a VASP")
 	}
 	if req.GetVaspId() == "" {
 		return nil, apperr.Missing("vasp-id")
@@ -67,15 +65,6 @@ func (s *Server) SetVaspActivation(ctx context.Context, req *compliancev1.SetVas
 	}
 	return &compliancev1.SetVaspActivationResponse{VaspId: vasp.ID, VaspName: vasp.Name, Valid: act.Active,
 		UpdatedAt: apitime.Format(act.UpdatedAt)}, nil
-}
-
-// companyCaller returns the calling company (a user of it or the company itself).
-func companyCaller(ctx context.Context) (principal.Principal, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" {
-		return p, apperr.Forbidden("this operation needs a company caller")
-	}
-	return p, nil
 }
 
 // visibleVASP returns the VASP if companyID may see it; an unknown VASP and one restricted to

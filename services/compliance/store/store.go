@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/compliance"
 )
 
@@ -31,26 +32,20 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db, now: time.Now} }
 
-// EnsureIndexes creates the indexes the queries rely on, one per command (FerretDB 1.24
-// drops the connection when one command names several existing indexes).
-func (s *Store) EnsureIndexes(ctx context.Context) error {
-	for _, ix := range []struct {
-		col, name string
-		keys      bson.D
-		unique    bool
-	}{
-		{colActivations, "company_vasp", bson.D{{Key: "companyId", Value: 1}, {Key: "vaspId", Value: 1}}, true},
-		{colBeneficiaries, "company_id", bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, false},
-	} {
-		opts := options.Index().SetName(ix.name)
-		if ix.unique {
-			opts.SetUnique(true)
-		}
-		if _, err := s.db.Collection(ix.col).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: ix.keys, Options: opts}); err != nil {
-			return fmt.Errorf("create index %s.%s: %w", ix.col, ix.name, err)
-		}
+// Indexes are the indexes the queries rely on.
+func Indexes() []mongodb.Index {
+	return []mongodb.Index{
+		{Collection: colActivations, Name: "company_vasp", Keys: mongodb.Keys("companyId", "vaspId"), Unique: true},
+		{Collection: colBeneficiaries, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		// The registry search: the VASPs restricted to the company and the unrestricted ones
+		// (an empty list), each by id.
+		{Collection: colVASPs, Name: "restricted_id", Keys: mongodb.Keys("restrictedCompanies", "_id")},
 	}
-	return nil
+}
+
+// EnsureIndexes creates the Indexes.
+func (s *Store) EnsureIndexes(ctx context.Context) error {
+	return mongodb.EnsureIndexes(ctx, s.db, Indexes())
 }
 
 type vaspDoc struct {

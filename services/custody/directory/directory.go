@@ -14,10 +14,11 @@ import (
 	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // System is the system name of custody's own principal.
-const System = "custody"
+const System = catalog.Custody
 
 // Directory looks users up by id.
 type Directory struct {

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/canonical"
 	"github.com/zcustody/suite/platform/principal"
@@ -21,7 +22,7 @@ import (
 // the decision is one conditional update on the status and version read, so an intent is
 // used once (a replay or a racing second action is a 409).
 func (s *Server) ActOnLegacyWallet(ctx context.Context, req *custodyv1.ActOnLegacyWalletRequest) (*custodyv1.ActOnLegacyWalletResponse, error) {
-	p, err := companyCaller(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,12 +98,10 @@ func (s *Server) signedBy(ctx context.Context, p principal.Principal, req *custo
 // company's domain, the wallet's intent and proposal signature. The checks of endpoint 4 that
 // depend on the caller run here already, so a proposer or a non-CHECKER learns at once.
 func (s *Server) GetLegacyWalletProposal(ctx context.Context, req *custodyv1.GetLegacyWalletProposalRequest) (*custodyv1.GetLegacyWalletProposalResponse, error) {
-	p, err := companyCaller(ctx)
+	// The approval object names its author: the calling user (submitter-id).
+	p, err := principal.User(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if p.Kind != principal.KindUser {
-		return nil, apperr.Forbidden("the approval object names its author: call with submitter-id")
 	}
 	if s.authors == nil {
 		return nil, &apperr.Error{Status: codes.Unavailable, Code: apperr.CodeUnavailable, Message: "wallet approvals are unavailable: no user directory is configured"}
@@ -140,6 +139,6 @@ func (s *Server) GetLegacyWalletProposal(ctx context.Context, req *custodyv1.Get
 	}
 	return &custodyv1.GetLegacyWalletProposalResponse{
 		WalletId: w.ID, WalletName: w.Name, CurrencyId: w.CurrencyID, CreatedBy: w.CreatedBy,
-		CreatedAt: formatTime(w.CreatedAt), Status: w.Status, Request: request, SigningInput: string(signingInput),
+		CreatedAt: apitime.Format(w.CreatedAt), Status: w.Status, Request: request, SigningInput: string(signingInput),
 	}, nil
 }

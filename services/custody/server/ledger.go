@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/journal"
@@ -27,7 +26,7 @@ type LedgerStore interface {
 }
 
 // Ledger implements custodyv1.CustodyLedgerServiceServer: custody's side of transfers from
-// trading, and the reconciliation of custody's journal. Interchange only.
+// trading, and the reconciliation of custody's journal. Interchange only (Policy).
 type Ledger struct {
 	custodyv1.UnimplementedCustodyLedgerServiceServer
 	store LedgerStore
@@ -41,9 +40,6 @@ func NewLedger(st LedgerStore) *Ledger { return &Ledger{store: st} }
 // CheckTransferTarget checks that a transfer may credit the custody wallet and answers the
 // currency id it would credit; it changes nothing.
 func (l *Ledger) CheckTransferTarget(ctx context.Context, req *custodyv1.CheckTransferTargetRequest) (*custodyv1.CheckTransferTargetResponse, error) {
-	if err := requireInterchange(ctx); err != nil {
-		return nil, err
-	}
 	w, err := l.target(ctx, req.GetCompanyId(), req.GetWalletId(), req.GetCurrency(), req.GetAmount())
 	if err != nil {
 		return nil, err
@@ -58,9 +54,6 @@ func (l *Ledger) CheckTransferTarget(ctx context.Context, req *custodyv1.CheckTr
 // CreditTransfer credits the custody wallet once per transfer id, whatever its status now
 // (custody.CheckTransferCredit): a transfer already approved must land.
 func (l *Ledger) CreditTransfer(ctx context.Context, req *custodyv1.CreditTransferRequest) (*custodyv1.CreditTransferResponse, error) {
-	if err := requireInterchange(ctx); err != nil {
-		return nil, err
-	}
 	id := req.GetTransferId()
 	switch {
 	case strings.TrimSpace(id) == "":
@@ -85,9 +78,6 @@ func (l *Ledger) CreditTransfer(ctx context.Context, req *custodyv1.CreditTransf
 
 // Reconcile recomputes every balance of custody's journal and lists its system accounts.
 func (l *Ledger) Reconcile(ctx context.Context, _ *custodyv1.ReconcileRequest) (*custodyv1.ReconcileResponse, error) {
-	if err := requireInterchange(ctx); err != nil {
-		return nil, err
-	}
 	r, system, err := l.store.Reconcile(ctx)
 	if err != nil {
 		return nil, err
@@ -107,9 +97,6 @@ func (l *Ledger) Reconcile(ctx context.Context, _ *custodyv1.ReconcileRequest) (
 // with trading's transit:custody). A name that is no system account is 400; one never used
 // has no counters.
 func (l *Ledger) GetSystemAccount(ctx context.Context, req *custodyv1.GetSystemAccountRequest) (*custodyv1.GetSystemAccountResponse, error) {
-	if err := requireInterchange(ctx); err != nil {
-		return nil, err
-	}
 	if !custody.IsSystemAccount(req.GetAccount()) {
 		return nil, apperr.Invalid(apperr.CodeFormat, "account", "account %q is not a system account of custody's journal", req.GetAccount())
 	}
@@ -143,16 +130,6 @@ func (l *Ledger) target(ctx context.Context, companyID, walletID, currency, amt 
 		return custody.Wallet{}, apperr.NotFound("walletId", walletID)
 	}
 	return w, err
-}
-
-// requireInterchange refuses every caller but the interchange system, signed with its own
-// key (the token's issuer is the system itself).
-func requireInterchange(ctx context.Context) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem || p.System != InterchangeSystem || p.Issuer != InterchangeSystem {
-		return apperr.Forbidden("this operation is reserved to the %s system", InterchangeSystem)
-	}
-	return nil
 }
 
 // creditError maps the journal's refusal of a transfer id credited before with other

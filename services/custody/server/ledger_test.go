@@ -345,38 +345,6 @@ func TestCreditTransferRefuses(t *testing.T) {
 	}
 }
 
-// TestLedgerIsInterchangeOnly: every other caller, another system and a token claiming to
-// be interchange but issued by someone else included, is refused before anything moves.
-func TestLedgerIsInterchangeOnly(t *testing.T) {
-	t.Parallel()
-	f := newLedgerFixture(t)
-	callers := map[string]context.Context{
-		"no caller":         context.Background(),
-		"company":           companyContext(company),
-		"maker and checker": userContext(company, maker, principal.RoleMaker, principal.RoleChecker),
-		"settlement engine": systemContext("settlement-engine"),
-		"service desk":      systemContext("servicedesk"),
-		"interchange named by the gateway": principal.NewContext(context.Background(),
-			principal.Principal{Issuer: "gateway", Kind: principal.KindSystem, System: "interchange"}),
-	}
-	forbidden := wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}
-	for name, ctx := range callers {
-		t.Run(name, func(t *testing.T) {
-			_, err := f.ledger.CheckTransferTarget(ctx, &custodyv1.CheckTransferTargetRequest{CompanyId: company, WalletId: "ZTEST-NOBENF-BTC", Currency: "BTC", Amount: "1"})
-			checkErr(t, err, forbidden)
-			_, err = f.ledger.CreditTransfer(ctx, &custodyv1.CreditTransferRequest{TransferId: "T-1", CompanyId: company, WalletId: "ZTEST-NOBENF-BTC", Currency: "BTC", Amount: "1"})
-			checkErr(t, err, forbidden)
-			_, err = f.ledger.Reconcile(ctx, &custodyv1.ReconcileRequest{})
-			checkErr(t, err, forbidden)
-			_, err = f.ledger.GetSystemAccount(ctx, &custodyv1.GetSystemAccountRequest{Account: "transit:trading"})
-			checkErr(t, err, forbidden)
-		})
-	}
-	if got := f.shown(t, "ZTEST-NOBENF-BTC")["BTC"]; got != "1/1/0/0" {
-		t.Errorf("BTC wallet after refused callers = %s, want 1/1/0/0", got)
-	}
-}
-
 func TestReconcileAfterCredits(t *testing.T) {
 	t.Parallel()
 	f := newLedgerFixture(t)

@@ -35,8 +35,8 @@ type Plugin struct {
 func NewPlugin(wallets Wallets, owners Owners, runs plugin.Executions) *plugin.Server {
 	p := &Plugin{wallets: wallets, owners: owners, now: time.Now}
 	return plugin.NewServer(runs, map[string]plugin.Handler{
-		custody.ServiceCreateWallet:     {RequestType: "CREATE", Validate: p.validateCreate, Execute: p.executeCreate},
-		custody.ServiceRenameWallet:     {RequestType: "UPDATE", Validate: p.validateRename, Execute: p.executeRename},
-		custody.ServiceDeactivateWallet: {RequestType: "DEACTIVATE", Validate: p.validateDeactivate, Execute: p.executeDeactivate},
+		custody.ServiceCreateWallet:     {Validate: p.validateCreate, Execute: p.executeCreate},
+		custody.ServiceRenameWallet:     {Validate: p.validateRename, Execute: p.executeRename},
+		custody.ServiceDeactivateWallet: {Validate: p.validateDeactivate, Execute: p.executeDeactivate},
 	})
 }

@@ -1,41 +1,14 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 
 	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/custody"
 )
-
-func TestOnlyTheServicedeskMayCall(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	sr := request(t, "SERV-REQ-P1", custody.ServiceCreateWallet, createPayload())
-	tests := []struct {
-		name string
-		ctx  context.Context
-	}{
-		{"no principal", context.Background()},
-		{"company", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: company})},
-		{"maker", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindUser, CompanyID: company, UserEmail: maker, Roles: []string{principal.RoleMaker}})},
-		{"gateway", principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "gateway"})},
-	}
-	forbidden := wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := f.plugin.Validate(tt.ctx, &pluginv1.ValidateRequest{Request: sr})
-			checkErr(t, err, forbidden)
-			_, err = f.plugin.Execute(tt.ctx, &pluginv1.ExecuteRequest{Request: sr, EntityIds: []string{"ZTEST-NOBENF-ABCDEFGHIJ", "ZTEST-BNF-ZTEST-AB12-ABCDEFGHIJ"}})
-			checkErr(t, err, forbidden)
-		})
-	}
-}
 
 func TestRequestChecks(t *testing.T) {
 	t.Parallel()

@@ -8,12 +8,14 @@ import (
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// Policy is who may call each of custody's gRPC methods (authz): the reads (endpoints 12
-// and 14) any caller of a company; endpoint 13 a MAKER; endpoint 4 the company, or a CHECKER
-// sending it as themselves (the signed author is checked by the handler); the admin API any
-// internal system; the plugin API the service desk; the ledger API (transfers from trading,
-// reconciliation, system-account reads) interchange alone. The handlers check the same
-// again, so the rules hold whether or not the interceptor runs.
+// Policy is who may call each of custody's gRPC methods (authz), the one place that decides
+// it: the reads (endpoints 12 and 14) any caller of a company; endpoint 13 a MAKER; endpoint
+// 4 the company, or a CHECKER sending it as themselves (the signed author is checked by the
+// handler); the proposal endpoint 4 signs a CHECKER; the admin API any internal system; the
+// plugin API the service desk; the ledger API (transfers from trading, reconciliation,
+// system-account reads) interchange alone (its token signed with its own key: the verifier
+// believes a system only from itself). The handlers scope what a caller reads and changes to
+// its company, and check no role.
 func Policy() authz.Policy {
 	return authz.Policy{
 		custodyv1.CustodyService_ListLedgerFees_FullMethodName:            authz.Anyone,

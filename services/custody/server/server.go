@@ -9,15 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
 )
-
-// TimeFormat is how timestamps of the v2 wallet shape are written: ISO 8601 UTC with
-// milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // DefaultFeeMaxAge is how old a fee estimate may be before endpoint 12 reports it
 // unavailable, unless configured otherwise.
@@ -75,11 +72,11 @@ func New(st Store, opts Options) *Server {
 
 // ListLegacyWallets serves endpoint 14: every wallet of the caller's company, by id.
 func (s *Server) ListLegacyWallets(ctx context.Context, _ *custodyv1.ListLegacyWalletsRequest) (*custodyv1.ListLegacyWalletsResponse, error) {
-	companyID, err := callerCompany(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
-	wallets, err := s.store.ListByCompany(ctx, companyID)
+	wallets, err := s.store.ListByCompany(ctx, p.CompanyID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,21 +85,6 @@ func (s *Server) ListLegacyWallets(ctx context.Context, _ *custodyv1.ListLegacyW
 		resp.Wallets = append(resp.Wallets, legacyWallet(w))
 	}
 	return resp, nil
-}
-
-// callerCompany returns the company of a company-level caller or an API user.
-func callerCompany(ctx context.Context) (string, error) {
-	p, err := companyCaller(ctx)
-	return p.CompanyID, err
-}
-
-// companyCaller returns a company-level caller or an API user of a company.
-func companyCaller(ctx context.Context) (principal.Principal, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" || (p.Kind != principal.KindUser && p.Kind != principal.KindCompany) {
-		return p, apperr.Forbidden("this operation needs a company caller")
-	}
-	return p, nil
 }
 
 // wallet returns the company's wallet; unknown and other companies' wallets answer ER-102.
@@ -122,7 +104,7 @@ func legacyWallet(w custody.Wallet) *custodyv1.LegacyWallet {
 		WalletId: w.ID, WalletName: w.Name, WalletCompany: w.CompanyID, CreatedBy: w.CreatedBy,
 		Status: w.Status, Valid: w.Valid, RegisteredComplianceKey: w.RegisteredComplianceKey,
 		Blockchain: w.Blockchain, AssetBalances: make([]*custodyv1.AssetBalance, 0, len(w.AssetBalances)),
-		CreatedAt: formatTime(w.CreatedAt), UpdatedAt: formatTime(w.UpdatedAt),
+		CreatedAt: apitime.Format(w.CreatedAt), UpdatedAt: apitime.Format(w.UpdatedAt),
 	}
 	for _, b := range w.AssetBalances {
 		out.AssetBalances = append(out.AssetBalances, assetBalance(b))
@@ -139,5 +121,3 @@ func assetBalance(b custody.AssetBalance) *custodyv1.AssetBalance {
 		PendingOutBalance: b.PendingOutBalance, PendingInBalance: b.PendingInBalance,
 	}
 }
-
-func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }

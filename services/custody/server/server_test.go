@@ -66,15 +66,18 @@ func TestListLegacyWallets(t *testing.T) {
 	}
 }
 
+// TestListLegacyWalletsNeedsACompany: the wallets are a company's; a caller acting for none
+// has none to list (who may call at all is the policy's: the chain test in app).
 func TestListLegacyWalletsNeedsACompany(t *testing.T) {
 	t.Parallel()
 	srv := server.New(newFixture(t).store, server.Options{})
 	for _, ctx := range []context.Context{
-		context.Background(),
 		principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: "servicedesk"}),
 		principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindUser}),
 	} {
 		_, err := srv.ListLegacyWallets(ctx, &custodyv1.ListLegacyWalletsRequest{})
 		checkErr(t, err, wantErr{codes.PermissionDenied, apperr.CodeForbidden, ""})
 	}
+	_, err := srv.ListLegacyWallets(context.Background(), &custodyv1.ListLegacyWalletsRequest{})
+	checkErr(t, err, wantErr{codes.Unauthenticated, apperr.CodeUnauthorized, ""})
 }

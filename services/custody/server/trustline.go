@@ -10,18 +10,15 @@ import (
 	"github.com/zcustody/suite/services/custody"
 )
 
-// ActivateTrustline serves endpoint 13: a MAKER of the wallet's company adds a trustline for
+// ActivateTrustline serves endpoint 13: a MAKER of the wallet's company (Policy) adds a trustline for
 // a non-native Stellar asset to a Stellar wallet whose available XLM covers the reserve. The
 // change is one conditional update on the version read; a wallet that moved meanwhile is
 // read again, so of racing activations of one asset exactly one succeeds and the others see
 // it active (409 ER-104).
 func (s *Server) ActivateTrustline(ctx context.Context, req *custodyv1.ActivateTrustlineRequest) (*custodyv1.ActivateTrustlineResponse, error) {
-	p, err := companyCaller(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if p.Kind != principal.KindUser || !p.HasRole(principal.RoleMaker) {
-		return nil, apperr.Forbidden("activating a trustline needs the %s role", principal.RoleMaker)
 	}
 	cur, err := custody.TrustlineAsset(req.GetCurrencyId())
 	if err != nil {

@@ -20,9 +20,12 @@ const (
 	worldWithdrawals = custody.WorldPrefix + "withdrawals"
 )
 
+// journalPrefix names the journal's collections.
+const journalPrefix = "journal"
+
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: "journal", Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
 		if custody.IsSystemAccount(h) {
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}

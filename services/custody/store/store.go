@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/journal"
 )
@@ -31,21 +32,19 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(db), now: time.Now} }
 
-// EnsureIndexes creates the indexes the queries rely on, one per command (FerretDB 1.24
-// drops the connection when one command names several existing indexes): every query is
-// scoped to a company; an approval intent id names one wallet only (sparse: wallets created
-// through the service desk have no intent).
+// Indexes are the indexes the queries rely on, custody's journal's included: every query
+// is scoped to a company; an approval intent id names one wallet only (sparse: wallets
+// created through the service desk have no intent).
+func Indexes() []mongodb.Index {
+	return append([]mongodb.Index{
+		{Collection: colWallets, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		{Collection: colWallets, Name: "intent_id", Keys: mongodb.Keys("intent.id"), Unique: true, Sparse: true},
+	}, journal.Indexes(journalPrefix)...)
+}
+
+// EnsureIndexes creates the Indexes.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	models := []mongo.IndexModel{
-		{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("company_id")},
-		{Keys: bson.D{{Key: "intent.id", Value: 1}}, Options: options.Index().SetName("intent_id").SetUnique(true).SetSparse(true)},
-	}
-	for _, model := range models {
-		if _, err := s.wallets().Indexes().CreateOne(ctx, model); err != nil {
-			return fmt.Errorf("create index on %s: %w", colWallets, err)
-		}
-	}
-	return s.journal.EnsureIndexes(ctx)
+	return mongodb.EnsureIndexes(ctx, s.db, Indexes())
 }
 
 func (s *Store) wallets() *mongo.Collection { return s.db.Collection(colWallets) }

@@ -131,7 +131,7 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	}
 	interchangev1.RegisterInterchangeServiceServer(deps.Server.GRPC, wired.Server)
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
-	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Plugin()))
+	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Handlers()))
 	deps.Every("money recovery", cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace))
 	return nil
 }

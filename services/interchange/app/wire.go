@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -82,14 +83,17 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	return w, nil
 }
 
-// Plugin is interchange's side of the service desk's plugin API: the withdrawal request
-// (server.ServiceWithdrawal) and the venue's settlement instruction
-// (server.ServiceInstruction) here, every other service by addresses (the whitelist's).
-func (w *Wired) Plugin(addresses pluginv1.PluginServiceServer) pluginv1.PluginServiceServer {
-	return plugin.NewServer(w.executions, map[string]plugin.Handler{
+// Plugin is interchange's one plugin server (the service desk's plugin API): the withdrawal
+// request (server.ServiceWithdrawal) and the venue's settlement instruction
+// (server.ServiceInstruction) from here, and more (the whitelist's handlers); every other
+// service is not available.
+func (w *Wired) Plugin(more map[string]plugin.Handler) pluginv1.PluginServiceServer {
+	handlers := map[string]plugin.Handler{
 		server.ServiceWithdrawal:  w.Server.WithdrawalHandler(),
 		server.ServiceInstruction: w.Server.InstructionHandler(),
-	}).WithFallback(addresses)
+	}
+	maps.Copy(handlers, more)
+	return plugin.NewServer(w.executions, handlers)
 }
 
 // Sweeper returns one recovery sweep: it completes the money steps cut short that nobody

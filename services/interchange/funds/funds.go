@@ -13,10 +13,11 @@ import (
 	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // System is interchange's identity towards trading's ledger API.
-const System = "interchange"
+const System = catalog.Interchange
 
 // errLedger is a ledger answer that contradicts the aggregate's own record (a hold posted
 // that the settlement never posted, a clearing account short of what it holds): an internal

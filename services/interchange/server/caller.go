@@ -13,47 +13,17 @@ import (
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 )
 
-// EngineSystem is the internal system allowed on SettlementEngineService.
+// EngineSystem is the internal system allowed on SettlementEngineService (Policy).
 const EngineSystem = "settlement-engine"
 
-// companyCaller returns the calling company: a company-level call, or one of its API users;
-// a change (write) also needs a MAKER or CHECKER when the caller is a user.
-func companyCaller(ctx context.Context, write bool) (string, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" || (p.Kind != principal.KindCompany && p.Kind != principal.KindUser) {
-		return "", apperr.Forbidden("this operation needs a company caller")
-	}
-	if write && p.Kind == principal.KindUser && !p.HasRole(principal.RoleMaker) && !p.HasRole(principal.RoleChecker) {
-		return "", apperr.Forbidden("a VIEWER cannot change settlements or withdrawals")
-	}
-	return p.CompanyID, nil
-}
-
-// operatorCaller is companyCaller for a change that is a venue's (DESIGN.md §8: settlement
-// instructions, withdrawal decisions): it returns the calling company and the venues it
-// operates; a company that operates none is 403, before anything of the request is read.
-func operatorCaller(ctx context.Context, what string) (string, []string, error) {
-	company, err := companyCaller(ctx, true)
-	if err != nil {
-		return "", nil, err
-	}
-	p, _ := principal.FromContext(ctx)
-	venues := p.Venues()
-	if len(venues) == 0 {
-		return "", nil, apperr.Forbidden("%s the operator of a trading venue; company %s operates no venue", what, company)
-	}
-	return company, venues, nil
-}
-
-// settlementViewer is a reading caller of settlements and withdrawals: its company and the
-// venues it operates.
-func settlementViewer(ctx context.Context) (settlement.Viewer, error) {
-	company, err := companyCaller(ctx, false)
+// viewer is the caller of a read of settlements and withdrawals: its company and the venues
+// it operates, which scope what it sees.
+func viewer(ctx context.Context) (settlement.Viewer, error) {
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return settlement.Viewer{}, err
 	}
-	p, _ := principal.FromContext(ctx)
-	return settlement.Viewer{CompanyID: company, Venues: p.Venues()}, nil
+	return settlement.Viewer{CompanyID: p.CompanyID, Venues: p.Venues()}, nil
 }
 
 // operatesVenue refuses a venueID that is not one of venues, once it is a well-formed id.
@@ -89,15 +59,6 @@ func (s *Server) walletVenue(ctx context.Context, w withdrawal.Withdrawal) (stri
 		return "", apperr.Invalid(apperr.CodeFormat, "currency", "currency %s: wallet %s holds %s", w.Currency, w.WalletID, tw.Currency)
 	}
 	return tw.VenueID, nil
-}
-
-// requireEngine refuses every caller but the settlement engine, signed with its own key.
-func requireEngine(ctx context.Context) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem || p.System != EngineSystem || p.Issuer != EngineSystem {
-		return apperr.Forbidden("this operation is reserved to the %s system", EngineSystem)
-	}
-	return nil
 }
 
 // callerWallets reads trading wallets with the caller's principal token as it arrived.

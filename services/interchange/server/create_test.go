@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
@@ -170,33 +168,5 @@ func TestConfiguredBounds(t *testing.T) {
 	wantAppErr(t, instruct(instruction("B-3", []*interchangev1.Settlement{leg(ethWallet, "ETH", "ETH", "1")})), "ER-103", "settlements")
 	if err := instruct(btcLegs("B-4", "1.5", "-0.5")); err != nil {
 		t.Errorf("a settlement at the bounds: %v", err)
-	}
-}
-
-func TestCallers(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	viewer := principal.NewContext(f.venueCtx(), principal.Principal{Kind: principal.KindUser, CompanyID: zbybit, VenueIDs: []string{venue}, Roles: []string{principal.RoleViewer}})
-	if _, err := f.svc.CreateSettlement(viewer, valid()); status.Code(err) != codes.PermissionDenied {
-		t.Errorf("viewer create = %v, want PermissionDenied", err)
-	}
-	if _, err := f.svc.SearchSettlements(viewer, &interchangev1.SearchSettlementsRequest{}); err != nil {
-		t.Errorf("viewer search = %v, want allowed", err)
-	}
-	if _, err := f.svc.CreateSettlement(engineCtx(), valid()); status.Code(err) != codes.PermissionDenied {
-		t.Errorf("engine create = %v, want PermissionDenied", err)
-	}
-	req := &interchangev1.AdvanceSettlementRequest{SettlementTrackingId: "STL-X", ToStatus: settlement.StatusInitiated}
-	impostor := principal.NewContext(f.companyCtx(ztest), principal.Principal{Kind: principal.KindSystem, System: "settlement-engine", Issuer: "interchange"})
-	for name, ctx := range map[string]context.Context{"company": f.companyCtx(ztest), "impostor": impostor} {
-		if _, err := f.engine.AdvanceSettlement(ctx, req); status.Code(err) != codes.PermissionDenied {
-			t.Errorf("%s: AdvanceSettlement = %v, want PermissionDenied", name, err)
-		}
-		if _, err := f.engine.CreateWithdrawal(ctx, &interchangev1.CreateWithdrawalRequest{}); status.Code(err) != codes.PermissionDenied {
-			t.Errorf("%s: CreateWithdrawal = %v, want PermissionDenied", name, err)
-		}
-		if _, err := f.engine.InstructSettlement(ctx, &interchangev1.InstructSettlementRequest{CompanyId: ztest, Instruction: trade("X")}); status.Code(err) != codes.PermissionDenied {
-			t.Errorf("%s: InstructSettlement = %v, want PermissionDenied", name, err)
-		}
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/zcustody/suite/services/interchange/settlement"
 )
 
-// Engine implements interchangev1.SettlementEngineServiceServer for the settlement engine.
+// Engine implements interchangev1.SettlementEngineServiceServer for the settlement engine
+// (EngineSystem), the one caller Policy admits; its methods act for the company a request
+// names, not for the caller.
 type Engine struct {
 	interchangev1.UnimplementedSettlementEngineServiceServer
 	srv *Server
@@ -21,9 +23,6 @@ var _ interchangev1.SettlementEngineServiceServer = (*Engine)(nil)
 // without the funds answers SETTLEMENT_AWAITING_FUNDS; an illegal transition, a transition in
 // progress and a lost race are 409 (ER-409).
 func (e *Engine) AdvanceSettlement(ctx context.Context, req *interchangev1.AdvanceSettlementRequest) (*interchangev1.AdvanceSettlementResponse, error) {
-	if err := requireEngine(ctx); err != nil {
-		return nil, err
-	}
 	to, reason := req.GetToStatus(), req.GetReason()
 	switch {
 	case req.GetSettlementTrackingId() == "":
@@ -48,9 +47,6 @@ func (e *Engine) AdvanceSettlement(ctx context.Context, req *interchangev1.Advan
 // wallets (an internal path of the settlement engine; a venue's operator instructs through
 // endpoint 3).
 func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.InstructSettlementRequest) (*interchangev1.InstructSettlementResponse, error) {
-	if err := requireEngine(ctx); err != nil {
-		return nil, err
-	}
 	company := req.GetCompanyId()
 	if err := checkID("companyId", company, codePattern); err != nil {
 		return nil, err
@@ -71,9 +67,6 @@ func (e *Engine) InstructSettlement(ctx context.Context, req *interchangev1.Inst
 // transferId (the same withdrawal again answers its current status, another one under the
 // same id is 409 ER-104; one declined for lack of funds 409 ER-409 again).
 func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.CreateWithdrawalRequest) (*interchangev1.CreateWithdrawalResponse, error) {
-	if err := requireEngine(ctx); err != nil {
-		return nil, err
-	}
 	w, err := ParseWithdrawal(req)
 	if err != nil {
 		return nil, err
@@ -88,9 +81,6 @@ func (e *Engine) CreateWithdrawal(ctx context.Context, req *interchangev1.Create
 // ReconcileTransit compares the in-transit accounts of trading and custody
 // (withdrawal.Service.ReconcileTransit).
 func (e *Engine) ReconcileTransit(ctx context.Context, _ *interchangev1.ReconcileTransitRequest) (*interchangev1.ReconcileTransitResponse, error) {
-	if err := requireEngine(ctx); err != nil {
-		return nil, err
-	}
 	r, err := e.srv.deps.Withdrawals.ReconcileTransit(ctx, e.srv.deps.Transit)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,9 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/internal/catalog"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -22,11 +22,11 @@ import (
 // a MAKER of the venue's operator requests it, a CHECKER authorises it, and its execution
 // records a one-leg settlement at the venue, as endpoint 3 would, for the settlement engine
 // to advance.
-const ServiceInstruction = "0x0003-003"
+const ServiceInstruction = catalog.SettlementInstruction
 
 // InstructionHandler is the plugin handler of 0x0003-003.
 func (s *Server) InstructionHandler() plugin.Handler {
-	return plugin.Handler{RequestType: servicedesk.RequestCreate, Validate: s.validateInstruction, Execute: s.executeInstruction}
+	return plugin.Handler{Validate: s.validateInstruction, Execute: s.executeInstruction}
 }
 
 // validateInstruction checks the payload, the venue (one the requesting company operates)

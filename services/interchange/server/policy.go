@@ -8,16 +8,19 @@ import (
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// Policy is who may call each of interchange's gRPC methods (authz): settlement instructions
-// and withdrawal decisions by the company or its makers and checkers, the reads by any caller
-// of a company (endpoint 8, which sends submitter-id, by its users), the settlement engine's
-// API by the settlement engine, the plugin API by the service desk.
+// Policy is who may call each of interchange's gRPC methods (authz), the one place that
+// decides it: settlement instructions and withdrawal decisions by a venue's operator (DESIGN.md
+// §8: a company that operates a venue, or its makers and checkers; a client is refused before
+// its request is read), the reads by any caller of a company (endpoint 8, which sends
+// submitter-id, by its users), the settlement engine's API by the settlement engine, the
+// plugin API by the service desk. The handlers scope what a caller reads and changes to its
+// company and venues, and check no role.
 func Policy() authz.Policy {
-	actors := authz.Rule{Company: true, Roles: []string{principal.RoleMaker, principal.RoleChecker}}
-	engine := authz.System("settlement-engine")
+	operators := authz.Rule{Company: true, Roles: []string{principal.RoleMaker, principal.RoleChecker}, Operators: true}
+	engine := authz.System(EngineSystem)
 	return authz.Policy{
-		interchangev1.InterchangeService_CreateSettlement_FullMethodName:              actors,
-		interchangev1.InterchangeService_ConfirmWithdrawal_FullMethodName:             actors,
+		interchangev1.InterchangeService_CreateSettlement_FullMethodName:              operators,
+		interchangev1.InterchangeService_ConfirmWithdrawal_FullMethodName:             operators,
 		interchangev1.InterchangeService_GetSettlementStatus_FullMethodName:           authz.Anyone,
 		interchangev1.InterchangeService_SearchSettlements_FullMethodName:             authz.Anyone,
 		interchangev1.InterchangeService_SearchWithdrawals_FullMethodName:             authz.Anyone,

@@ -13,17 +13,17 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/ids"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 	"github.com/zcustody/suite/services/internal/plugin"
-	"github.com/zcustody/suite/services/servicedesk"
 )
 
 // ServiceWithdrawal is the catalog service of a client's withdrawal from one of its trading
 // wallets to one of its custody wallets (issue 18): a MAKER requests it, a CHECKER
 // authorises it, and its execution creates the withdrawal, holding the amount, for the
 // wallet's venue to decide (endpoint 11).
-const ServiceWithdrawal = servicedesk.ServiceTradingWithdrawal
+const ServiceWithdrawal = catalog.TradingWithdrawal
 
 // WalletIDType is the one `type` a withdrawal request's sender and destination take.
 const WalletIDType = "WALLETID"
@@ -111,7 +111,7 @@ func qualify(err error, prefix string) error {
 // WithdrawalHandler is the plugin handler of 0x0003-004 (plugin.Server runs Execute once
 // per request id).
 func (s *Server) WithdrawalHandler() plugin.Handler {
-	return plugin.Handler{RequestType: servicedesk.RequestCreate, Validate: s.validateWithdrawal, Execute: s.executeWithdrawal}
+	return plugin.Handler{Validate: s.validateWithdrawal, Execute: s.executeWithdrawal}
 }
 
 // validateWithdrawal checks the payload, the company's sender and destination wallets and

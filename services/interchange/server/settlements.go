@@ -3,27 +3,28 @@ package server
 import (
 	"context"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
-// CreateSettlement serves endpoint 3 for a venue's operator, idempotent by its
-// settlementRequestId (settlement.Service.Create): the instruction's venue must be one the
-// caller's company operates (a client's call is 403); its legs name trading wallets at that
+// CreateSettlement serves endpoint 3 for a venue's operator (Policy refuses a client's call,
+// 403), idempotent by its settlementRequestId (settlement.Service.Create): the instruction's
+// venue must be one the caller's company operates; its legs name trading wallets at that
 // venue, of any client, receivables and payables.
 func (s *Server) CreateSettlement(ctx context.Context, req *interchangev1.CreateSettlementRequest) (*interchangev1.CreateSettlementResponse, error) {
-	company, venues, err := operatorCaller(ctx, "settlement instructions come from")
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := operatesVenue(company, venues, req.GetHeader().GetVenueId()); err != nil {
+	if err := operatesVenue(p.CompanyID, p.Venues(), req.GetHeader().GetVenueId()); err != nil {
 		return nil, err
 	}
-	return s.create(ctx, company, req, s.callerWallets(ctx))
+	return s.create(ctx, p.CompanyID, req, s.callerWallets(ctx))
 }
 
 // create validates and stores an instruction for company; wallets reads its wallets.
@@ -44,14 +45,14 @@ func (s *Server) create(ctx context.Context, company string, req *interchangev1.
 // GetSettlementStatus serves the status extension: the caller's settlement by the venue's
 // request id (another company's is 404 ER-102).
 func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.GetSettlementStatusRequest) (*interchangev1.GetSettlementStatusResponse, error) {
-	company, err := companyCaller(ctx, false)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkLength("settlementRequestId", req.GetSettlementRequestId()); err != nil {
 		return nil, err
 	}
-	st, err := s.deps.Settlements.ByRequest(ctx, company, req.GetSettlementRequestId())
+	st, err := s.deps.Settlements.ByRequest(ctx, p.CompanyID, req.GetSettlementRequestId())
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +66,11 @@ func (s *Server) GetSettlementStatus(ctx context.Context, req *interchangev1.Get
 // its venues whole; a client the settlements that move its wallets, with only its own legs
 // (settlement.Settlement.SeenBy).
 func (s *Server) SearchSettlements(ctx context.Context, req *interchangev1.SearchSettlementsRequest) (*interchangev1.SearchSettlementsResponse, error) {
-	viewer, err := settlementViewer(ctx)
+	v, err := viewer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := settlement.Filter{Viewer: viewer}
+	f := settlement.Filter{Viewer: v}
 	err = parseSearch(req.PaginationLimit, req.PaginationOffset, req.GetSort(), &f.Page,
 		filterField{"settlementRequestIds", req.GetSettlementRequestIds(), &f.RequestIDs, nil},
 		filterField{"settlementTrackingIds", req.GetSettlementTrackingIds(), &f.TrackingIDs, nil},

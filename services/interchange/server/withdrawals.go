@@ -5,20 +5,21 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
 // ConfirmWithdrawal serves endpoint 11: the operator of a trading venue decides a pending
 // withdrawal out of a wallet held there (withdrawal.Service.Confirm). A company that
-// operates no venue, the wallet's client included, is 403: collateral at a venue leaves only
-// with the venue's decision. A withdrawal at another venue is 404.
+// operates no venue, the wallet's client included, is 403 (Policy): collateral at a venue
+// leaves only with the venue's decision. A withdrawal at another venue is 404.
 func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.ConfirmWithdrawalRequest) (*interchangev1.ConfirmWithdrawalResponse, error) {
-	_, venues, err := operatorCaller(ctx, "a withdrawal out of a trading wallet is decided by")
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +27,7 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.deps.Withdrawals.Confirm(ctx, venues, id, decision, reason)
+	w, err := s.deps.Withdrawals.Confirm(ctx, p.Venues(), id, decision, reason)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +39,11 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 // service request and custody wallet ids), a client those out of its own wallets; filtered (values OR-ed within a filter, filters AND-ed, exact), paged and
 // sorted by id (the transfer id), createdAt or updatedAt.
 func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.SearchWithdrawalsRequest) (*interchangev1.SearchWithdrawalsResponse, error) {
-	viewer, err := settlementViewer(ctx)
+	v, err := viewer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := withdrawal.Filter{CompanyID: viewer.CompanyID, Venues: viewer.Venues}
+	f := withdrawal.Filter{CompanyID: v.CompanyID, Venues: v.Venues}
 	err = parseSearch(req.PaginationLimit, req.PaginationOffset, req.GetSort(), &f.Page,
 		filterField{"transferIds", req.GetTransferIds(), &f.TransferIDs, nil},
 		filterField{"walletIds", req.GetWalletIds(), &f.WalletIDs, nil},
@@ -57,7 +58,7 @@ func (s *Server) SearchWithdrawals(ctx context.Context, req *interchangev1.Searc
 	}
 	resp := &interchangev1.SearchWithdrawalsResponse{Total: int32(total), Items: make([]*interchangev1.WithdrawalRecord, 0, len(items))}
 	for _, w := range items {
-		if w.CompanyID != viewer.CompanyID {
+		if w.CompanyID != v.CompanyID {
 			// The venue sees the withdrawal, not the client's service request or custody wallet.
 			w.RequestID, w.DestinationWalletID = "", ""
 		}

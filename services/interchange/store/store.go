@@ -39,40 +39,41 @@ func New(db *mongo.Database, now func() time.Time) *Store {
 	return &Store{db: db, now: now}
 }
 
-// EnsureIndexes creates the indexes, one per command (FerretDB 1.24 drops the connection
-// when one command names two existing indexes).
+// Indexes are the indexes the queries rely on. A search is sorted by id, createdAt or
+// updatedAt (then _id) within its scope, an $or of the company's own documents, those at the
+// venues it operates and, for settlements, those whose legs name it: every branch of the
+// scope has an index for every sort.
+func Indexes() []mongodb.Index {
+	return []mongodb.Index{
+		// _id is <companyId>:<settlementRequestId>: the idempotency key of endpoint 3.
+		{Collection: colSettlements, Name: "tracking", Keys: mongodb.Keys("trackingId"), Unique: true},
+		{Collection: colSettlements, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		{Collection: colSettlements, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		{Collection: colSettlements, Name: "company_updated_id", Keys: mongodb.Keys("companyId", "updatedAt", "_id")},
+		{Collection: colSettlements, Name: "parties_id", Keys: mongodb.Keys("parties", "_id")},
+		{Collection: colSettlements, Name: "parties_created_id", Keys: mongodb.Keys("parties", "createdAt", "_id")},
+		{Collection: colSettlements, Name: "parties_updated_id", Keys: mongodb.Keys("parties", "updatedAt", "_id")},
+		{Collection: colSettlements, Name: "venue_id", Keys: mongodb.Keys("venueId", "_id")},
+		{Collection: colSettlements, Name: "venue_created_id", Keys: mongodb.Keys("venueId", "createdAt", "_id")},
+		{Collection: colSettlements, Name: "venue_updated_id", Keys: mongodb.Keys("venueId", "updatedAt", "_id")},
+		// The recovery sweeper's search for transitions whose lease ran out.
+		{Collection: colSettlements, Name: "pending_lease_id", Keys: mongodb.Keys("pending.leaseUntil", "_id")},
+		{Collection: colWithdrawals, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		{Collection: colWithdrawals, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		{Collection: colWithdrawals, Name: "company_updated_id", Keys: mongodb.Keys("companyId", "updatedAt", "_id")},
+		{Collection: colWithdrawals, Name: "venue_id", Keys: mongodb.Keys("venueId", "_id")},
+		{Collection: colWithdrawals, Name: "venue_created_id", Keys: mongodb.Keys("venueId", "createdAt", "_id")},
+		{Collection: colWithdrawals, Name: "venue_updated_id", Keys: mongodb.Keys("venueId", "updatedAt", "_id")},
+		// The recovery sweeper's search for decisions whose money step is not done.
+		{Collection: colWithdrawals, Name: "recovery_id", Keys: mongodb.Keys("status", "completedAt", "decidedAt", "_id")},
+		// The sweeper's search for undecided withdrawals past their expiry.
+		{Collection: colWithdrawals, Name: "status_created_id", Keys: mongodb.Keys("status", "createdAt", "_id")},
+	}
+}
+
+// EnsureIndexes creates the Indexes.
 func (st *Store) EnsureIndexes(ctx context.Context) error {
-	indexes := map[string][]mongo.IndexModel{
-		colSettlements: {
-			// _id is <companyId>:<settlementRequestId>: the idempotency key of endpoint 3.
-			{Keys: bson.D{{Key: "trackingId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("tracking")},
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
-			// The search of a client (the settlements whose legs name its wallets) and of a
-			// venue's operator (those at its venues).
-			{Keys: bson.D{{Key: "parties", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("parties_created")},
-			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
-			// The recovery sweeper's search for transitions whose lease ran out.
-			{Keys: bson.D{{Key: "pending.leaseUntil", Value: 1}}, Options: options.Index().SetName("pending_lease")},
-		},
-		colWithdrawals: {
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
-			// A venue operator's search of the withdrawals at its venues.
-			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
-			// The recovery sweeper's search for decisions whose money step is not done.
-			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "completedAt", Value: 1}, {Key: "decidedAt", Value: 1}}, Options: options.Index().SetName("recovery")},
-			// The sweeper's search for undecided withdrawals past their expiry.
-			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("status_created")},
-		},
-	}
-	for col, models := range indexes {
-		for _, m := range models {
-			if _, err := st.db.Collection(col).Indexes().CreateOne(ctx, m); err != nil {
-				return fmt.Errorf("create index of %s: %w", col, err)
-			}
-		}
-	}
-	return nil
+	return mongodb.EnsureIndexes(ctx, st.db, Indexes())
 }
 
 func settlementKey(companyID, requestID string) string { return companyID + ":" + requestID }

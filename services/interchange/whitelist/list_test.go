@@ -55,7 +55,7 @@ func TestListWhitelistedRefuses(t *testing.T) {
 		})
 	}
 	_, err := f.svc.ListWhitelistedAddresses(context.Background(), &listReq{})
-	wantAppErr(t, err, apperr.CodeForbidden, "")
+	wantAppErr(t, err, apperr.CodeUnauthorized, "")
 }
 
 func TestListWhitelistedShapeAndPages(t *testing.T) {
@@ -174,5 +174,5 @@ func TestSettlementAddressesVerifyFromTheJSONResponse(t *testing.T) {
 		wantAppErr(t, err, tt.wantCode, tt.wantField)
 	}
 	_, err = f.svc.ListSettlementWalletAddresses(context.Background(), &interchangev1.ListSettlementWalletAddressesRequest{})
-	wantAppErr(t, err, apperr.CodeForbidden, "")
+	wantAppErr(t, err, apperr.CodeUnauthorized, "")
 }

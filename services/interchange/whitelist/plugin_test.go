@@ -1,7 +1,6 @@
 package whitelist_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -26,17 +25,34 @@ func generate(t *testing.T, chain string) string {
 	return a
 }
 
-func TestPluginServesOnlyTheServicedesk(t *testing.T) {
+func TestPluginServesOnlyItsServices(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	r := request(t, company, "SERV-REQ-1", address.ServiceWhitelist, whitelistPayload(generate(t, ledger.ETH), "ETH", "VASP-001"))
-	_, err := f.plugin.Validate(caller(company), &pluginv1.ValidateRequest{Request: r})
-	wantAppErr(t, err, apperr.CodeForbidden, "")
-	_, err = f.plugin.Execute(context.Background(), &pluginv1.ExecuteRequest{Request: r, EntityIds: []string{address.NewID()}})
-	wantAppErr(t, err, apperr.CodeForbidden, "")
 	for _, serviceID := range []string{"0x0003-003", "0x0013-001"} {
-		_, err = f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, company, "SERV-REQ-2", serviceID, nil)})
+		_, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, company, "SERV-REQ-2", serviceID, nil)})
 		wantAppErr(t, err, apperr.CodeUnimplemented, "serviceId")
+	}
+}
+
+// TestPluginChecksTheRequest: the plugin framework refuses a request whose type is not its
+// service's, or without a maker, before anything runs (the hand-written plugin used to carry
+// out a deactivation labelled CREATE).
+func TestPluginChecksTheRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	addr := generate(t, ledger.ETH)
+	id := f.run(t, request(t, company, "SERV-REQ-WL", address.ServiceWhitelist, whitelistPayload(addr, "ETH", "VASP-001")))
+	mislabelled := request(t, company, "SERV-REQ-DE", address.ServiceDeactivate, deactivatePayload(addr, "ETH"))
+	mislabelled.RequestType = "CREATE"
+	_, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: mislabelled, EntityIds: []string{id}})
+	wantAppErr(t, err, apperr.CodeFormat, "requestType")
+	anonymous := request(t, company, "SERV-REQ-DE", address.ServiceDeactivate, deactivatePayload(addr, "ETH"))
+	anonymous.MakerEmail = ""
+	_, err = f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: anonymous})
+	wantAppErr(t, err, apperr.CodeMissing, "makerEmail")
+	list, err := f.svc.ListWhitelistedAddresses(caller(company), &interchangev1.ListWhitelistedAddressesRequest{Statuses: []string{"ACTIVE"}})
+	if err != nil || list.GetTotal() != 1 {
+		t.Errorf("ACTIVE after refused requests = %v, %v; want the address still active", list, err)
 	}
 }
 

@@ -1,7 +1,8 @@
-// Package whitelist is interchange's address side: whitelisted addresses (endpoint 9, and the
-// service desk's 0x0007-007/008 through the plugin API) and generated settlement wallet
-// addresses (endpoint 8). The domain lives in package address, the collections in package
-// store; this package is the gRPC edge and the wiring.
+// Package whitelist wires interchange's address side: whitelisted addresses (endpoint 9, and
+// the service desk's 0x0007-007/008 through the plugin API) and generated settlement wallet
+// addresses (endpoint 8). The domain lives in package address (plain Go: the address, its
+// state machine, the payloads and the Book that keeps them), the collections in package
+// store, the gRPC edge and the plugin handlers in package server.
 package whitelist
 
 import (
@@ -13,12 +14,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/interchange/whitelist/server"
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
@@ -30,16 +32,20 @@ type Deps struct {
 	Compliance compliancev1.DirectoryServiceClient
 	Signer     *principal.Signer
 	Logger     *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
 }
 
-// Service serves the address side of interchange.
+// Service serves the address side of interchange: endpoints 8 and 9 (the embedded server)
+// and its plugin handlers.
 type Service struct {
-	store  *store.Store
-	plugin *Plugin
+	*server.Server
+	handlers map[string]plugin.Handler
+	db       *mongo.Database
 }
 
 // System is interchange's system name on its calls to other services.
-const System = "interchange"
+const System = catalog.Interchange
 
 // Setup creates the indexes and returns the service.
 func Setup(ctx context.Context, deps Deps) (*Service, error) {
@@ -53,36 +59,23 @@ func Setup(ctx context.Context, deps Deps) (*Service, error) {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, err
 	}
-	dir := directory.New(deps.Compliance, deps.Signer, System, deps.Logger)
-	p := &Plugin{store: st, directory: dir, runs: plugin.NewLedger(deps.DB), now: time.Now}
-	return &Service{store: st, plugin: p}, nil
+	book := address.NewBook(st, directory.New(deps.Compliance, deps.Signer, System, deps.Logger), deps.Now)
+	return &Service{Server: server.New(book), handlers: server.Handlers(book), db: deps.DB}, nil
 }
 
-// Plugin returns the plugin server of interchange's catalog services.
-func (s *Service) Plugin() pluginv1.PluginServiceServer { return s.plugin }
+// Handlers returns the plugin handlers of the address side's catalog services, for
+// interchange's one plugin server.
+func (s *Service) Handlers() map[string]plugin.Handler { return s.handlers }
+
+// Plugin returns a plugin server of the address side's services alone.
+func (s *Service) Plugin() pluginv1.PluginServiceServer {
+	return plugin.NewServer(plugin.NewLedger(s.db), s.handlers)
+}
 
 // EnsureSettlementAddress returns the company's settlement address for currencyID at venueID,
-// generating and signing it with the operator key on first use (one per company, venue and
-// currency id, whoever asks first). owner.ID is the company; owner is named on the record.
-// The indexes must exist (Setup or store.EnsureIndexes).
+// generating and signing it with the operator key on first use (address.Book.EnsureSettlement).
+// owner.ID is the company; owner is named on the record. The indexes must exist (Setup or
+// store.EnsureIndexes).
 func EnsureSettlementAddress(ctx context.Context, db *mongo.Database, owner address.Party, venueID, currencyID string, key ed25519.PrivateKey) (address.Settlement, error) {
-	st := store.New(db)
-	found, err := st.Settlement(ctx, owner.ID, venueID, currencyID)
-	if !errors.Is(err, apperr.ErrNotFound) {
-		return found, err
-	}
-	a, err := address.NewSettlement(owner, venueID, currencyID, key, time.Now())
-	if err != nil {
-		return address.Settlement{}, err
-	}
-	return st.InsertSettlement(ctx, a)
-}
-
-// companyOf returns the caller's company; every query is scoped to it.
-func companyOf(ctx context.Context) (string, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" {
-		return "", apperr.Forbidden("this operation needs a company caller")
-	}
-	return p.CompanyID, nil
+	return address.NewBook(store.New(db), nil, nil).EnsureSettlement(ctx, owner, venueID, currencyID, key)
 }

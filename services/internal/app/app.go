@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -166,5 +169,24 @@ func every(ctx context.Context, interval time.Duration, f func(context.Context))
 		case <-ticker.C:
 			f(ctx)
 		}
+	}
+}
+
+// Main is a service binary's main: it loads the configuration C from the environment, runs
+// run until SIGINT or SIGTERM, and exits 1 with the error logged when the start or the run
+// fails.
+func Main[C any](name string, run func(context.Context, C, *slog.Logger) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := logging.New(os.Stdout, os.Getenv("LOG_LEVEL"), name)
+	var cfg C
+	err := config.Load(ctx, &cfg)
+	if err == nil {
+		err = run(ctx, cfg, logger)
+	}
+	if err != nil {
+		logger.Error("exit", "error", err.Error())
+		stop()
+		os.Exit(1)
 	}
 }

@@ -23,6 +23,9 @@ type Rule struct {
 	Roles []string
 	// Systems admits internal systems by name; "*" admits any trusted internal system.
 	Systems []string
+	// Operators narrows Company and Roles to the callers whose company operates a trading
+	// venue (principal.Principal.Venues): the venue's side of interchange (DESIGN.md §8).
+	Operators bool
 }
 
 // Anyone of a company: company-level callers and users of every role.
@@ -38,14 +41,17 @@ func System(names ...string) Rule { return Rule{Systems: names} }
 func (r Rule) Allows(p principal.Principal) bool {
 	switch p.Kind {
 	case principal.KindCompany:
-		return r.Company && p.CompanyID != ""
+		return r.Company && p.CompanyID != "" && r.operates(p)
 	case principal.KindUser:
-		return p.CompanyID != "" && slices.ContainsFunc(r.Roles, p.HasRole)
+		return p.CompanyID != "" && slices.ContainsFunc(r.Roles, p.HasRole) && r.operates(p)
 	case principal.KindSystem:
 		return slices.Contains(r.Systems, "*") || slices.Contains(r.Systems, p.System)
 	}
 	return false
 }
+
+// operates reports whether p's company operates a venue, if r asks for one.
+func (r Rule) operates(p principal.Principal) bool { return !r.Operators || len(p.Venues()) > 0 }
 
 // Policy maps full gRPC method names ("/pkg.Service/Method") to their rule.
 type Policy map[string]Rule
@@ -85,8 +91,17 @@ func (p Policy) check(ctx context.Context, method string) error {
 		return apperr.Unauthenticated("missing caller credentials")
 	}
 	rule, listed := p[method]
-	if !listed || !rule.Allows(caller) {
-		return apperr.Forbidden("the caller may not use %s", method[strings.LastIndex(method, "/")+1:])
+	if listed && rule.Allows(caller) {
+		return nil
 	}
-	return nil
+	name := method[strings.LastIndex(method, "/")+1:]
+	if listed && rule.Operators && !rule.operates(caller) {
+		plain := rule
+		plain.Operators = false
+		if plain.Allows(caller) {
+			// The one refusal a company can act on: say which company and why.
+			return apperr.Forbidden("the caller may not use %s: company %s operates no trading venue", name, caller.CompanyID)
+		}
+	}
+	return apperr.Forbidden("the caller may not use %s", name)
 }

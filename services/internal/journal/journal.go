@@ -25,12 +25,11 @@ package journal
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/platform/mongodb"
 )
 
 // Defaults of Config.
@@ -108,33 +107,34 @@ func New(cfg Config) *Journal {
 // SystemCollection is the collection of system accounts (policy Collection for them).
 func (j *Journal) SystemCollection() string { return j.accts.Name() }
 
-// EnsureIndexes creates the indexes behind every journal query (one per command: see the
-// stores' note on FerretDB).
-func (j *Journal) EnsureIndexes(ctx context.Context) error {
-	idx := []struct {
-		col  *mongo.Collection
-		keys bson.D
-		opts *options.IndexOptionsBuilder
-	}{
+// Indexes are the indexes behind every query of the journal whose collections prefix names
+// (Config.Prefix, "journal" when empty).
+func Indexes(prefix string) []mongodb.Index {
+	if prefix == "" {
+		prefix = defaultPrefix
+	}
+	entries, resolutions, history := prefix+"_entries", prefix+"_resolutions", prefix+"_history"
+	return []mongodb.Index{
 		// Entries left recorded or compensating, for the recovery pass.
-		{j.entries, bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("state_created")},
-		{j.entries, bson.D{{Key: "businessKey", Value: 1}, {Key: "createdAt", Value: 1}}, options.Index().SetName("business_created")},
+		{Collection: entries, Name: "state_created", Keys: mongodb.Keys("state", "createdAt")},
+		{Collection: entries, Name: "business_created", Keys: mongodb.Keys("businessKey", "createdAt")},
 		// Entries changed lately, for reconciliation while entries move.
-		{j.entries, bson.D{{Key: "updatedAt", Value: 1}}, options.Index().SetName("updated")},
+		{Collection: entries, Name: "updated", Keys: mongodb.Keys("updatedAt")},
 		// Open holds with an expiry (the field is removed when the hold is resolved).
-		{j.entries, bson.D{{Key: "openUntil", Value: 1}}, options.Index().SetName("open_until").SetSparse(true)},
-		{j.resolutions, bson.D{{Key: "state", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("state_at")},
-		// A holder's statement, paged by its posting sequence; by time for "balance at".
-		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "seq", Value: 1}}, options.Index().SetName("holder_seq").SetUnique(true)},
-		{j.history, bson.D{{Key: "holder", Value: 1}, {Key: "at", Value: 1}}, options.Index().SetName("holder_at")},
-		{j.history, bson.D{{Key: "entry", Value: 1}, {Key: "holder", Value: 1}}, options.Index().SetName("entry_holder")},
+		{Collection: entries, Name: "open_until", Keys: mongodb.Keys("openUntil"), Sparse: true},
+		{Collection: resolutions, Name: "state_at", Keys: mongodb.Keys("state", "at")},
+		// A holder's statement, paged by its posting sequence, of every business object or
+		// of one; by time for "balance at".
+		{Collection: history, Name: "holder_seq", Keys: mongodb.Keys("holder", "seq"), Unique: true},
+		{Collection: history, Name: "holder_business_seq", Keys: mongodb.Keys("holder", "businessKey", "seq")},
+		{Collection: history, Name: "holder_at", Keys: mongodb.Keys("holder", "at")},
+		{Collection: history, Name: "entry_holder", Keys: mongodb.Keys("entry", "holder")},
 	}
-	for _, i := range idx {
-		if _, err := i.col.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: i.keys, Options: i.opts}); err != nil {
-			return fmt.Errorf("create index of %s: %w", i.col.Name(), err)
-		}
-	}
-	return nil
+}
+
+// EnsureIndexes creates the journal's Indexes.
+func (j *Journal) EnsureIndexes(ctx context.Context) error {
+	return mongodb.EnsureIndexes(ctx, j.cfg.DB, Indexes(j.cfg.Prefix))
 }
 
 func (j *Journal) now() time.Time { return j.cfg.Now().UTC().Truncate(time.Millisecond) }

@@ -14,21 +14,12 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // ServicedeskSystem is the system name of the service desk's principal.
-const ServicedeskSystem = "servicedesk"
-
-// RequireServicedesk refuses every caller but the service desk.
-func RequireServicedesk(ctx context.Context) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem || p.System != ServicedeskSystem {
-		return apperr.Forbidden("the plugin API is reserved to the service desk")
-	}
-	return nil
-}
+const ServicedeskSystem = catalog.Servicedesk
 
 // NotAvailable answers a catalog service the owner cannot carry out yet: the create fails
 // at once with a clear error rather than after approval.

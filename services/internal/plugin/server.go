@@ -5,11 +5,13 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // Handler carries out one catalog service for its owner.
 type Handler struct {
-	// RequestType is the service's CREATE, UPDATE or DEACTIVATE.
+	// RequestType is the service's CREATE, UPDATE or DEACTIVATE; empty, the registry's
+	// (catalog.Lookup).
 	RequestType string
 	// Validate checks the payload and reserves entity ids; it writes nothing.
 	Validate func(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error)
@@ -30,35 +32,25 @@ type Server struct {
 	pluginv1.UnimplementedPluginServiceServer
 	handlers map[string]Handler
 	runs     Executions
-	// next serves the services without a handler, when set (WithFallback).
-	next pluginv1.PluginServiceServer
 }
 
 var _ pluginv1.PluginServiceServer = (*Server)(nil)
 
-// NewServer returns the plugin server of handlers (service id → handler).
+// NewServer returns the plugin server of handlers (service id → handler). A handler without
+// a request type takes the registry's.
 func NewServer(runs Executions, handlers map[string]Handler) *Server {
-	return &Server{handlers: handlers, runs: runs}
-}
-
-// WithFallback returns s passing the requests of services it has no handler for to next (an
-// owner whose older services have a server of their own), which then answers them whole.
-func (s *Server) WithFallback(next pluginv1.PluginServiceServer) *Server {
-	s.next = next
-	return s
-}
-
-// fallback reports whether a request is next's.
-func (s *Server) fallback(sr *pluginv1.ServiceRequest) bool {
-	_, ok := s.handlers[sr.GetServiceId()]
-	return !ok && s.next != nil
+	table := make(map[string]Handler, len(handlers))
+	for id, h := range handlers {
+		if e, ok := catalog.Lookup(id); ok && h.RequestType == "" {
+			h.RequestType = e.RequestType
+		}
+		table[id] = h
+	}
+	return &Server{handlers: table, runs: runs}
 }
 
 // Validate checks a request at create time.
 func (s *Server) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*pluginv1.ValidateResponse, error) {
-	if s.fallback(req.GetRequest()) {
-		return s.next.Validate(ctx, req)
-	}
 	h, sr, err := s.check(ctx, req.GetRequest())
 	if err != nil {
 		return nil, err
@@ -69,9 +61,6 @@ func (s *Server) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*
 // Execute carries out an authorised request once per request id: a repeat returns the first
 // run's response and changes nothing.
 func (s *Server) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	if s.fallback(req.GetRequest()) {
-		return s.next.Execute(ctx, req)
-	}
 	h, sr, err := s.check(ctx, req.GetRequest())
 	if err != nil {
 		return nil, err
@@ -85,9 +74,6 @@ func (s *Server) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pl
 }
 
 func (s *Server) check(ctx context.Context, sr *pluginv1.ServiceRequest) (Handler, *pluginv1.ServiceRequest, error) {
-	if err := RequireServicedesk(ctx); err != nil {
-		return Handler{}, nil, err
-	}
 	if sr == nil {
 		return Handler{}, nil, apperr.Missing("request")
 	}

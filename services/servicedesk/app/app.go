@@ -11,6 +11,7 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/server"
 	"github.com/zcustody/suite/services/servicedesk/store"
@@ -64,17 +65,18 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 		return err
 	}
 	plugins := server.NewPlugins(map[string]pluginv1.PluginServiceClient{}, signer)
-	for owner, addr := range map[string]string{"trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr, "custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr} {
-		conn, err := deps.Dial(owner, addr)
+	addrs := map[string]string{catalog.Trading: cfg.TradingAddr, catalog.Interchange: cfg.InterchangeAddr,
+		catalog.Custody: cfg.CustodyAddr, catalog.Compliance: cfg.ComplianceAddr}
+	for _, owner := range catalog.Owners() {
+		conn, err := deps.Dial(owner, addrs[owner])
 		if err != nil {
 			return err
 		}
 		plugins.Add(owner, pluginv1.NewPluginServiceClient(conn))
 	}
-	executor := server.NewExecutor(st, plugins, deps.Logger)
-	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: executor, Logger: deps.Logger, Grace: cfg.ExecutionGrace, Now: time.Now}
-	deps.Every("request sweeper", cfg.SweepInterval, sweeper.Once)
-	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(st, executor))
+	desk := servicedesk.New(servicedesk.Config{Store: st, Owners: plugins, Logger: deps.Logger, Grace: cfg.ExecutionGrace})
+	deps.Every("request sweeper", cfg.SweepInterval, desk.Sweep)
+	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(desk))
 	servicedeskv1.RegisterIdentityServiceServer(deps.Server.GRPC, server.NewIdentity(st))
 	return nil
 }

@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"errors"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/servicedesk"
 )
@@ -17,7 +17,7 @@ const maxAuditRequests = 100
 // GetAuditTrail serves endpoint 10: one element per requested id, in the order asked; an id
 // that is unknown or another company's gives an empty element.
 func (s *Server) GetAuditTrail(ctx context.Context, req *servicedeskv1.GetAuditTrailRequest) (*servicedeskv1.GetAuditTrailResponse, error) {
-	p, err := requireUser(ctx)
+	p, err := principal.User(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -32,13 +32,9 @@ func (s *Server) GetAuditTrail(ctx context.Context, req *servicedeskv1.GetAuditT
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.store.RequestsByID(ctx, p.CompanyID, ids)
+	byID, err := s.desk.Trails(ctx, actor(p), ids)
 	if err != nil {
 		return nil, err
-	}
-	byID := make(map[string]servicedesk.Request, len(found))
-	for _, r := range found {
-		byID[r.ID] = r
 	}
 	resp := &servicedeskv1.GetAuditTrailResponse{Trails: make([]*servicedeskv1.AuditTrail, 0, len(ids))}
 	for _, id := range ids {
@@ -86,20 +82,13 @@ func summary(versions []servicedesk.Version) []*servicedeskv1.ProcessingSummaryI
 
 // VerifyAuditTrail recomputes a request's hash chain (internal systems only).
 func (s *Server) VerifyAuditTrail(ctx context.Context, req *servicedeskv1.VerifyAuditTrailRequest) (*servicedeskv1.VerifyAuditTrailResponse, error) {
-	if _, err := requireSystem(ctx); err != nil {
-		return nil, err
-	}
-	r, err := s.store.RequestByIDAnyCompany(ctx, req.GetRequestId())
-	if errors.Is(err, apperr.ErrNotFound) {
-		return nil, apperr.NotFound("requestId", req.GetRequestId())
-	}
+	versions, broken, err := s.desk.Verify(ctx, req.GetRequestId())
 	if err != nil {
 		return nil, err
 	}
-	resp := &servicedeskv1.VerifyAuditTrailResponse{Intact: true, Versions: int32(len(r.Versions))}
-	var chainErr *servicedesk.ChainError
-	if err := servicedesk.VerifyChain(r.ID, r.BodyHash, r.Status, r.Versions); errors.As(err, &chainErr) {
-		resp.Intact, resp.BrokenAtVersion, resp.Reason = false, chainErr.Version, chainErr.Reason
+	resp := &servicedeskv1.VerifyAuditTrailResponse{Intact: broken == nil, Versions: versions}
+	if broken != nil {
+		resp.BrokenAtVersion, resp.Reason = broken.Version, broken.Reason
 	}
 	return resp, nil
 }

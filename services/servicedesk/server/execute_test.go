@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,30 +41,50 @@ func (o *owner) Execute(context.Context, *pluginv1.ExecuteRequest, ...grpc.CallO
 	return &pluginv1.ExecuteResponse{EntityIds: []string{"W1"}}, nil
 }
 
-func setup(t *testing.T, o *owner) (*store.Store, *server.Executor, *server.Sweeper) {
+// clock is a fake clock the tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// grace is how long the tests' desk leaves an authorised request to its inline execution.
+const grace = 30 * time.Second
+
+func setup(t *testing.T, o *owner) (*store.Store, *servicedesk.Desk, *clock) {
 	t.Helper()
 	st := store.New(testdb.New(t))
 	if err := st.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	plugins := server.NewPlugins(map[string]pluginv1.PluginServiceClient{"custody": o}, principal.NewSigner("servicedesk", make([]byte, 64), time.Minute))
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	exec := server.NewExecutor(st, plugins, logger)
-	sweeper := &server.Sweeper{Store: st, Sweep: st, Executor: exec, Logger: logger, Grace: 0, Now: time.Now}
-	return st, exec, sweeper
+	c := &clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	desk := servicedesk.New(servicedesk.Config{Store: st, Owners: plugins, Now: c.Now, Grace: grace})
+	return st, desk, c
 }
 
-// authorised stores a request and moves it to AUTHORISED.
-func authorised(t *testing.T, st *store.Store) servicedesk.Request {
+// authorised stores a request made at the clock's time and moves it to AUTHORISED.
+func authorised(t *testing.T, st *store.Store, c *clock) servicedesk.Request {
 	t.Helper()
 	svc := custodyWalletService(t) // owned by custody
 	r := servicedesk.NewRequest("SERV-REQ-TEST"+time.Now().Format("150405.000000"), servicedesk.Maker{Email: "m@zt", CompanyID: "ZT", CompanyName: "ZT Ltd"},
-		svc, time.Now().Format("20060102150405.000000000"), `{"name":["x"]}`, "h", time.Now())
+		svc, time.Now().Format("20060102150405.000000000"), `{"name":["x"]}`, "h", c.Now())
 	if err := st.InsertRequest(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	r, err := st.Apply(context.Background(), r, servicedesk.Transition{From: []string{servicedesk.StatusPendingConfirmation},
-		To: servicedesk.StatusAuthorised, Action: servicedesk.ActionApproved, Role: servicedesk.RoleChecker, Actor: "c@zt"}, time.Now())
+		To: servicedesk.StatusAuthorised, Action: servicedesk.ActionApproved, Role: servicedesk.RoleChecker, Actor: "c@zt"}, c.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,27 +94,33 @@ func authorised(t *testing.T, st *store.Store) servicedesk.Request {
 func TestExecutorOutcomes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name      string
-		failures  []error
-		want      string
-		wantExecs int32
+		name       string
+		failures   []error
+		want       string
+		wantExecs  int32
+		wantReason string
 	}{
 		{name: "success", want: servicedesk.StatusCompleted, wantExecs: 1},
 		{name: "owner unavailable: stays authorised", failures: []error{status.Error(codes.Unavailable, "down")}, want: servicedesk.StatusAuthorised},
-		{name: "owner refuses: failed", failures: []error{status.Error(codes.FailedPrecondition, "wallet deactivated")}, want: servicedesk.StatusFailed},
+		{name: "owner refuses: failed", failures: []error{status.Error(codes.FailedPrecondition, "wallet deactivated")}, want: servicedesk.StatusFailed,
+			wantReason: "wallet deactivated"},
+		{name: "owner timed out: stays authorised", failures: []error{status.Error(codes.DeadlineExceeded, "slow")}, want: servicedesk.StatusAuthorised},
 		{name: "owner's internal error: retried", failures: []error{status.Error(codes.Internal, "bug")}, want: servicedesk.StatusAuthorised},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			o := &owner{failures: tt.failures}
-			st, exec, _ := setup(t, o)
-			got := exec.Run(context.Background(), authorised(t, st))
+			st, desk, c := setup(t, o)
+			got := desk.Execute(context.Background(), authorised(t, st, c))
 			if got.Status != tt.want || o.executed.Load() != tt.wantExecs {
 				t.Errorf("status %s after %d executions, want %s after %d", got.Status, o.executed.Load(), tt.want, tt.wantExecs)
 			}
 			if err := servicedesk.VerifyChain(got.ID, got.BodyHash, got.Status, got.Versions); err != nil {
 				t.Errorf("audit chain after execution: %v", err)
+			}
+			if got.FailureReason != tt.wantReason {
+				t.Errorf("failure reason %q, want %q", got.FailureReason, tt.wantReason)
 			}
 		})
 	}
@@ -107,14 +131,20 @@ func TestExecutorOutcomes(t *testing.T) {
 func TestSweeperResumesStalledExecution(t *testing.T) {
 	t.Parallel()
 	o := &owner{failures: []error{status.Error(codes.Unavailable, "down")}}
-	st, exec, sweeper := setup(t, o)
-	r := exec.Run(context.Background(), authorised(t, st))
+	st, desk, c := setup(t, o)
+	r := desk.Execute(context.Background(), authorised(t, st, c))
 	if r.Status != servicedesk.StatusAuthorised {
 		t.Fatalf("status %s, want AUTHORISED while the owner is down", r.Status)
 	}
+	c.Advance(grace - time.Second)
+	desk.Sweep(context.Background())
+	if got, err := st.Request(context.Background(), "ZT", r.ID); err != nil || got.Status != servicedesk.StatusAuthorised || o.executed.Load() != 0 {
+		t.Fatalf("within the grace: status %s after %d executions (%v), want AUTHORISED, left to its inline execution", got.Status, o.executed.Load(), err)
+	}
+	c.Advance(2 * time.Second)
 	var wg sync.WaitGroup
 	for range 3 { // racing sweepers (several replicas)
-		wg.Go(func() { sweeper.Once(context.Background()) })
+		wg.Go(func() { desk.Sweep(context.Background()) })
 	}
 	wg.Wait()
 	got, err := st.Request(context.Background(), "ZT", r.ID)
@@ -135,22 +165,34 @@ func TestSweeperResumesStalledExecution(t *testing.T) {
 	}
 }
 
+// TestSweeperExpiresOverdueRequests: a pending request is left alone until its expiry, and
+// expired by the system once the clock has passed it.
 func TestSweeperExpiresOverdueRequests(t *testing.T) {
 	t.Parallel()
-	st, _, sweeper := setup(t, &owner{})
+	st, desk, c := setup(t, &owner{})
 	svc := custodyWalletService(t)
-	svc.Expiry = -time.Second // already overdue
-	r := servicedesk.NewRequest("SERV-REQ-EXPIRE0001", servicedesk.Maker{Email: "m@zt", CompanyID: "ZT", CompanyName: "ZT Ltd"}, svc, "e2e-expire", `{}`, "h", time.Now())
+	r := servicedesk.NewRequest("SERV-REQ-EXPIRE0001", servicedesk.Maker{Email: "m@zt", CompanyID: "ZT", CompanyName: "ZT Ltd"}, svc, "e2e-expire", `{}`, "h", c.Now())
 	if err := st.InsertRequest(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
-	sweeper.Once(context.Background())
+	c.Advance(svc.Expiry - time.Second)
+	desk.Sweep(context.Background())
 	got, err := st.Request(context.Background(), "ZT", r.ID)
+	if err != nil || got.Status != servicedesk.StatusPendingConfirmation {
+		t.Fatalf("a second before its expiry: status %s (%v), want PENDING CONFIRMATION", got.Status, err)
+	}
+	c.Advance(2 * time.Second)
+	desk.Sweep(context.Background())
+	got, err = st.Request(context.Background(), "ZT", r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != servicedesk.StatusExpired || got.Versions[len(got.Versions)-1].Role != servicedesk.RoleSystem {
-		t.Errorf("status %s by %s, want EXPIRED by SYSTEM", got.Status, got.Versions[len(got.Versions)-1].Role)
+	last := got.Versions[len(got.Versions)-1]
+	if got.Status != servicedesk.StatusExpired || last.Role != servicedesk.RoleSystem || !last.At.Equal(c.Now()) {
+		t.Errorf("status %s by %s at %s, want EXPIRED by SYSTEM at %s", got.Status, last.Role, last.At, c.Now())
+	}
+	if err := servicedesk.VerifyChain(got.ID, got.BodyHash, got.Status, got.Versions); err != nil {
+		t.Errorf("audit chain after expiry: %v", err)
 	}
 }
 
@@ -158,17 +200,17 @@ func TestSweeperExpiresOverdueRequests(t *testing.T) {
 // does not keep the request AUTHORISED forever.
 func TestPersistentInternalErrorsEndInFailed(t *testing.T) {
 	t.Parallel()
-	failures := make([]error, server.MaxFailedAttempts)
+	failures := make([]error, servicedesk.MaxFailedAttempts)
 	for i := range failures {
 		failures[i] = status.Error(codes.Internal, "owner bug")
 	}
 	o := &owner{failures: failures}
-	st, exec, _ := setup(t, o)
-	r := authorised(t, st)
-	for i := range server.MaxFailedAttempts {
-		r = exec.Run(context.Background(), r)
+	st, desk, c := setup(t, o)
+	r := authorised(t, st, c)
+	for i := range servicedesk.MaxFailedAttempts {
+		r = desk.Execute(context.Background(), r)
 		want := servicedesk.StatusAuthorised
-		if i == server.MaxFailedAttempts-1 {
+		if i == servicedesk.MaxFailedAttempts-1 {
 			want = servicedesk.StatusFailed
 		}
 		if r.Status != want {
@@ -180,11 +222,9 @@ func TestPersistentInternalErrorsEndInFailed(t *testing.T) {
 // custodyWalletService is the catalog's 0x0013-001 (custody wallet creation).
 func custodyWalletService(t *testing.T) servicedesk.Service {
 	t.Helper()
-	for _, s := range servicedesk.Catalog() {
-		if s.ID == "0x0013-001" {
-			return s
-		}
+	svc, ok := servicedesk.Lookup("0x0013-001")
+	if !ok {
+		t.Fatal("the catalog has no 0x0013-001")
 	}
-	t.Fatal("the catalog has no 0x0013-001")
-	return servicedesk.Service{}
+	return svc
 }

@@ -2,17 +2,27 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/servicedesk"
 )
 
-// Plugins calls the owning services' plugin API as the service desk.
+// Plugins calls the owning services' plugin API as the service desk (servicedesk.Owners).
 type Plugins struct {
 	clients map[string]pluginv1.PluginServiceClient // owner service name → client
 	signer  *principal.Signer
 }
+
+var _ servicedesk.Owners = (*Plugins)(nil)
 
 // NewPlugins returns the plugin caller; signer issues the service desk's system principal.
 func NewPlugins(clients map[string]pluginv1.PluginServiceClient, signer *principal.Signer) *Plugins {
@@ -27,27 +37,74 @@ func (p *Plugins) client(ctx context.Context, owner string) (context.Context, pl
 	if !ok {
 		return nil, nil, fmt.Errorf("no plugin client for owner %q", owner)
 	}
-	ctx, err := p.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: "servicedesk"})
+	ctx, err := p.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: catalog.Servicedesk})
 	if err != nil {
 		return nil, nil, err
 	}
 	return ctx, c, nil
 }
 
-// Validate asks the owner to check a new request and reserve its entity ids.
-func (p *Plugins) Validate(ctx context.Context, owner string, req *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
-	ctx, c, err := p.client(ctx, owner)
+// Validate asks the owner to check a new request and reserve its entity ids; the owner's
+// refusal is returned as it came (its status carries the owner's ER code and field).
+func (p *Plugins) Validate(ctx context.Context, r servicedesk.Request, venues []string) (servicedesk.Validated, error) {
+	ctx, c, err := p.client(ctx, r.Owner)
 	if err != nil {
-		return nil, err
+		return servicedesk.Validated{}, err
 	}
-	return c.Validate(ctx, &pluginv1.ValidateRequest{Request: req})
+	resp, err := c.Validate(ctx, &pluginv1.ValidateRequest{Request: pluginRequest(r, venues)})
+	if err != nil {
+		return servicedesk.Validated{}, err
+	}
+	details, err := encodeDetails(resp.GetDetails())
+	return servicedesk.Validated{EntityIDs: resp.GetEntityIds(), Details: details}, err
 }
 
-// Execute asks the owner to carry out an authorised request (idempotent by request id).
-func (p *Plugins) Execute(ctx context.Context, owner string, req *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
-	ctx, c, err := p.client(ctx, owner)
+// Execute asks the owner to carry out an authorised request (idempotent by request id). Its
+// refusal or failure is a *servicedesk.OwnerError classed by the status code.
+func (p *Plugins) Execute(ctx context.Context, r servicedesk.Request, venues []string) error {
+	ctx, c, err := p.client(ctx, r.Owner)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return c.Execute(ctx, &pluginv1.ExecuteRequest{Request: req, EntityIds: entityIDs})
+	_, err = c.Execute(ctx, &pluginv1.ExecuteRequest{Request: pluginRequest(r, venues), EntityIds: r.EntityIDs})
+	if err != nil {
+		st := status.Convert(err)
+		return &servicedesk.OwnerError{Failure: failure(st.Code()), Code: st.Code().String(), Reason: st.Message()}
+	}
+	return nil
+}
+
+// failure classes an owner's status code: an outage passes, an internal error may pass, the
+// rest is the owner's refusal.
+func failure(code codes.Code) servicedesk.Failure {
+	switch code {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted:
+		return servicedesk.Outage
+	case codes.Internal, codes.Unknown:
+		return servicedesk.Fault
+	}
+	return servicedesk.Refused
+}
+
+// pluginRequest is r as its owner's plugin API takes it, with the venues its company
+// operates.
+func pluginRequest(r servicedesk.Request, venues []string) *pluginv1.ServiceRequest {
+	payload := &structpb.Struct{}
+	_ = protojson.Unmarshal([]byte(r.Payload), payload) // stored canonical JSON object
+	return &pluginv1.ServiceRequest{RequestId: r.ID, ServiceId: r.ServiceID, RequestType: r.RequestType,
+		CompanyId: r.CompanyID, CompanyName: r.CompanyName, MakerEmail: r.CreatedBy, Payload: payload, VenueIds: venues}
+}
+
+// encodeDetails stores the owner's details as a JSON array of objects.
+func encodeDetails(details []*structpb.Struct) (string, error) {
+	list := make([]json.RawMessage, 0, len(details))
+	for _, d := range details {
+		raw, err := protojson.Marshal(d)
+		if err != nil {
+			return "", fmt.Errorf("encode details: %w", err)
+		}
+		list = append(list, raw)
+	}
+	data, err := json.Marshal(list)
+	return string(data), err
 }

@@ -8,16 +8,17 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
 // SearchRequests serves endpoint 1 within the caller's company.
 func (s *Server) SearchRequests(ctx context.Context, req *servicedeskv1.SearchRequestsRequest) (*servicedeskv1.SearchRequestsResponse, error) {
-	p, err := requireUser(ctx)
+	p, err := principal.User(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +29,7 @@ func (s *Server) SearchRequests(ctx context.Context, req *servicedeskv1.SearchRe
 	if companies := req.GetCompanyIds(); len(companies) > 0 && !slices.Contains(companies, p.CompanyID) {
 		return &servicedeskv1.SearchRequestsResponse{Total: 0, Items: []*servicedeskv1.ServiceRequest{}}, nil
 	}
-	items, total, err := s.store.SearchRequests(ctx, f)
+	items, total, err := s.desk.Search(ctx, f)
 	if err != nil {
 		return nil, err
 	}

@@ -1,54 +1,37 @@
-// Package server is the service desk's gRPC edge: proto ↔ domain, errors → statuses.
+// Package server is the service desk's gRPC edge: proto ↔ domain and errors → statuses for
+// the handlers, and the client of the owners' plugin API (Plugins, servicedesk.Owners). The
+// workflow itself is the domain's (servicedesk.Desk).
 package server
 
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
-// Store is what the handlers need from the service desk's store.
-type Store interface {
-	FindCatalog(ctx context.Context, f servicedesk.CatalogFilter) ([]servicedesk.Service, error)
-	User(ctx context.Context, companyID, email string) (servicedesk.User, error)
-	InsertRequest(ctx context.Context, r servicedesk.Request) error
-	Request(ctx context.Context, companyID, id string) (servicedesk.Request, error)
-	RequestByEndToEnd(ctx context.Context, companyID, endToEndID string) (servicedesk.Request, error)
-	RequestsByID(ctx context.Context, companyID string, ids []string) ([]servicedesk.Request, error)
-	RequestByIDAnyCompany(ctx context.Context, id string) (servicedesk.Request, error)
-	SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error)
-	Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error)
-	RecordFailedAttempt(ctx context.Context, id string) (int32, error)
-	Company(ctx context.Context, id string) (servicedesk.Company, error)
-}
-
-// Server implements servicedeskv1.ServicedeskServiceServer.
+// Server implements servicedeskv1.ServicedeskServiceServer over the desk.
 type Server struct {
 	servicedeskv1.UnimplementedServicedeskServiceServer
-	store    Store
-	executor *Executor
-	now      func() time.Time
+	desk *servicedesk.Desk
 }
 
 var _ servicedeskv1.ServicedeskServiceServer = (*Server)(nil)
 
-// New returns the server.
-func New(store Store, executor *Executor) *Server {
-	return &Server{store: store, executor: executor, now: time.Now}
-}
+// New returns the server of desk.
+func New(desk *servicedesk.Desk) *Server { return &Server{desk: desk} }
 
 // ListProducts serves endpoint 6: the catalog filtered by the caller's entitlements and by
 // every documented filter.
 func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProductsRequest) (*servicedeskv1.ListProductsResponse, error) {
-	p, err := requireUser(ctx)
+	p, err := principal.User(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +39,7 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	if err != nil {
 		return nil, err
 	}
-	services, err := s.store.FindCatalog(ctx, filter)
+	services, err := s.desk.Catalog(ctx, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -30,26 +31,28 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db} }
 
-// EnsureIndexes creates the indexes the queries rely on.
+// Indexes are the indexes the queries rely on.
+func Indexes() []mongodb.Index {
+	return []mongodb.Index{
+		{Collection: colUsers, Name: "company_email", Keys: mongodb.Keys("companyId", "email"), Unique: true},
+		{Collection: colUsers, Name: "user_id", Keys: mongodb.Keys("userId")},
+		{Collection: colCompanies, Name: "venue_ids", Keys: mongodb.Keys("venueIds")},
+		{Collection: colCatalog, Name: "product_id", Keys: mongodb.Keys("product", "_id")},
+		{Collection: colRequests, Name: "company_e2e", Keys: mongodb.Keys("companyId", "endToEndId"), Unique: true},
+		// The search of a company's requests, by id, createdAt or updatedAt, then _id.
+		{Collection: colRequests, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		{Collection: colRequests, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		{Collection: colRequests, Name: "company_updated_id", Keys: mongodb.Keys("companyId", "updatedAt", "_id")},
+		// The sweeper's searches (Due): expired pending requests, authorised ones left
+		// unexecuted.
+		{Collection: colRequests, Name: "status_expires", Keys: mongodb.Keys("status", "expiresAt")},
+		{Collection: colRequests, Name: "status_authorised", Keys: mongodb.Keys("status", "authorisedAt")},
+	}
+}
+
+// EnsureIndexes creates the Indexes.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	idx := []struct {
-		col, name string
-		model     mongo.IndexModel
-	}{
-		{colUsers, "company_email", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "email", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_email")}},
-		{colUsers, "user_id", mongo.IndexModel{Keys: bson.D{{Key: "userId", Value: 1}}, Options: options.Index().SetName("user_id")}},
-		{colCompanies, "venue_ids", mongo.IndexModel{Keys: bson.D{{Key: "venueIds", Value: 1}}, Options: options.Index().SetName("venue_ids")}},
-		{colCatalog, "product_id", mongo.IndexModel{Keys: bson.D{{Key: "product", Value: 1}, {Key: "_id", Value: 1}}, Options: options.Index().SetName("product_id")}},
-		{colRequests, "company_e2e", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "endToEndId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("company_e2e")}},
-		{colRequests, "company_updated", mongo.IndexModel{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")}},
-		{colRequests, "status_expires", mongo.IndexModel{Keys: bson.D{{Key: "status", Value: 1}, {Key: "expiresAt", Value: 1}}, Options: options.Index().SetName("status_expires")}},
-	}
-	for _, i := range idx {
-		if _, err := s.db.Collection(i.col).Indexes().CreateOne(ctx, i.model); err != nil {
-			return fmt.Errorf("create index %s.%s: %w", i.col, i.name, err)
-		}
-	}
-	return nil
+	return mongodb.EnsureIndexes(ctx, s.db, Indexes())
 }
 
 type companyDoc struct {

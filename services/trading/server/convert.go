@@ -6,9 +6,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/zcustody/suite/platform/apitime"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/trading"
 )
 

@@ -31,7 +31,7 @@ type fixture struct {
 	db      *mongo.Database
 	store   *store.Store
 	server  *server.Server
-	plugin  *server.Plugin
+	plugin  *plugin.Server
 	operPub ed25519.PublicKey
 }
 
@@ -76,13 +76,16 @@ func (f fixture) count(t *testing.T, collection string) int64 {
 	return n
 }
 
+// requestTypes are the request types the service desk sends with each service.
+var requestTypes = map[string]string{"0x0003-001": "CREATE", "0x0003-002": "DEACTIVATE", "0x0003-003": "CREATE", "0x0013-001": "CREATE"}
+
 func request(t *testing.T, requestID, serviceID string, payload map[string]any) *pluginv1.ServiceRequest {
 	t.Helper()
 	s, err := structpb.NewStruct(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pluginv1.ServiceRequest{RequestId: requestID, ServiceId: serviceID, RequestType: "CREATE", CompanyId: company,
+	return &pluginv1.ServiceRequest{RequestId: requestID, ServiceId: serviceID, RequestType: requestTypes[serviceID], CompanyId: company,
 		MakerEmail: maker, Payload: s}
 }
 

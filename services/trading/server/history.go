@@ -4,8 +4,9 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -18,11 +19,11 @@ type HistoryReader interface {
 // ListWalletHistory serves the wallet history extension: one page of the postings of one
 // of the caller's company's wallets, with its balances after each.
 func (s *Server) ListWalletHistory(ctx context.Context, req *tradingv1.ListWalletHistoryRequest) (*tradingv1.ListWalletHistoryResponse, error) {
-	company, err := companyOf(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f, err := trading.ParseHistory(company, trading.HistoryInput{WalletID: req.GetWalletId(), Currency: req.GetCurrency(),
+	f, err := trading.ParseHistory(p.CompanyID, trading.HistoryInput{WalletID: req.GetWalletId(), Currency: req.GetCurrency(),
 		From: req.GetFrom(), To: req.GetTo(), Reference: req.GetReference(), Cursor: req.GetCursor(), Limit: req.PaginationLimit})
 	if err != nil {
 		return nil, err

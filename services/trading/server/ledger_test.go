@@ -18,43 +18,6 @@ func system(name, issuer string) context.Context {
 	return principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindSystem, System: name, Issuer: issuer})
 }
 
-func TestLedgerCallers(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ledger := server.NewLedger(f.store)
-	entry := &tradingv1.RecordEntryRequest{EntryId: "E1", Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER, Legs: []*tradingv1.JournalLeg{
-		{Account: "world:deposits", Currency: "BTC", Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: "1"},
-		{CompanyId: "VENUE-BYBIT", Account: "BYBIT-ISW-BTC", Currency: "BTC", Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: "1"}}}
-	prices := &tradingv1.SetPricesRequest{Prices: []*tradingv1.Price{{Currency: "EURC", Usd: "1.08"}}}
-	company := principal.NewContext(context.Background(), principal.Principal{Kind: principal.KindCompany, CompanyID: "ZTEST", Issuer: "gateway"})
-	tests := []struct {
-		name      string
-		ctx       context.Context
-		wantEntry codes.Code
-		wantPrice codes.Code
-	}{
-		{"interchange", system("interchange", "interchange"), codes.OK, codes.PermissionDenied},
-		{"settlement engine", system("settlement-engine", "settlement-engine"), codes.PermissionDenied, codes.OK},
-		{"interchange name under another issuer", system("interchange", "gateway"), codes.PermissionDenied, codes.PermissionDenied},
-		{"company", company, codes.PermissionDenied, codes.PermissionDenied},
-		{"nobody", context.Background(), codes.PermissionDenied, codes.PermissionDenied},
-	}
-	for _, tt := range tests {
-		if _, err := ledger.RecordEntry(tt.ctx, entry); status.Code(err) != tt.wantEntry {
-			t.Errorf("%s: RecordEntry = %v, want %s", tt.name, err, tt.wantEntry)
-		}
-		if _, err := ledger.ResolveHold(tt.ctx, &tradingv1.ResolveHoldRequest{EntryId: "R", HoldId: "H", Kind: tradingv1.ResolveKind_RESOLVE_KIND_VOID}); status.Code(err) != tt.wantEntry {
-			t.Errorf("%s: ResolveHold = %v, want %s", tt.name, err, tt.wantEntry)
-		}
-		if _, err := ledger.SetPrices(tt.ctx, prices); status.Code(err) != tt.wantPrice {
-			t.Errorf("%s: SetPrices = %v, want %s", tt.name, err, tt.wantPrice)
-		}
-		if _, err := ledger.Reconcile(tt.ctx, &tradingv1.ReconcileRequest{}); status.Code(err) != tt.wantPrice {
-			t.Errorf("%s: Reconcile = %v, want %s", tt.name, err, tt.wantPrice)
-		}
-	}
-}
-
 func leg(companyID, account, currency string, side tradingv1.LegSide, amount string) *tradingv1.JournalLeg {
 	return &tradingv1.JournalLeg{CompanyId: companyID, Account: account, Currency: currency, Side: side, Amount: amount}
 }

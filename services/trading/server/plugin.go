@@ -23,97 +23,66 @@ type Writer interface {
 	WalletAddresses(ctx context.Context, walletID string) ([]trading.VaultAddress, error)
 }
 
-// Executions runs an execution once per request id (plugin.Ledger).
-type Executions interface {
-	Once(ctx context.Context, requestID string, execute func(context.Context) (*pluginv1.ExecuteResponse, error)) (*pluginv1.ExecuteResponse, error)
-}
-
-// Plugin implements pluginv1.PluginServiceServer for the trading-wallet services: 0x0003-001
-// (create) and 0x0003-002 (deactivate). Every other service, 0x0003-003 included (it belongs
-// to interchange), is not available here.
+// Plugin carries out the trading-wallet services of the service desk: 0x0003-001 (create)
+// and 0x0003-002 (deactivate). Every other service, 0x0003-003 included (it belongs to
+// interchange), is not available here.
 type Plugin struct {
-	pluginv1.UnimplementedPluginServiceServer
 	store     Writer
-	runs      Executions
 	key       ed25519.PrivateKey
 	custodian trading.Party
 	now       func() time.Time
 }
 
-var _ pluginv1.PluginServiceServer = (*Plugin)(nil)
-
-// NewPlugin returns the plugin server; key is the operator key that signs vault addresses.
-func NewPlugin(store Writer, runs Executions, key ed25519.PrivateKey) *Plugin {
-	return &Plugin{store: store, runs: runs, key: key, custodian: trading.DefaultCustodian(), now: time.Now}
+// NewPlugin returns the plugin server of the trading-wallet services; key is the operator
+// key that signs vault addresses; runs records each execution (plugin.Ledger).
+func NewPlugin(store Writer, runs plugin.Executions, key ed25519.PrivateKey) *plugin.Server {
+	p := &Plugin{store: store, key: key, custodian: trading.DefaultCustodian(), now: time.Now}
+	return plugin.NewServer(runs, map[string]plugin.Handler{
+		trading.ServiceCreateWallet:     {Validate: p.validateCreate, Execute: p.executeCreate},
+		trading.ServiceDeactivateWallet: {Validate: p.validateDeactivate, Execute: p.executeDeactivate},
+	})
 }
 
-// Validate checks a request's payload and reserves the wallet id. It writes nothing.
-func (p *Plugin) Validate(ctx context.Context, req *pluginv1.ValidateRequest) (*pluginv1.ValidateResponse, error) {
-	r, err := checkRequest(ctx, req.GetRequest())
+// validateCreate checks a 0x0003-001 payload and reserves the wallet id. It writes nothing.
+func (p *Plugin) validateCreate(_ context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
+	c, err := trading.ParseCreate(plugin.Payload(sr))
 	if err != nil {
 		return nil, err
 	}
-	switch r.GetServiceId() {
-	case trading.ServiceCreateWallet:
-		c, err := trading.ParseCreate(r.GetPayload().AsMap())
-		if err != nil {
-			return nil, err
-		}
-		id := trading.NewWalletID(r.GetCompanyId())
-		return validated(id, c.Details(id))
-	case trading.ServiceDeactivateWallet:
-		w, err := p.activeWallet(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		return validated(w.ID, map[string]any{"walletId": w.ID, "name": w.Name, "currency": w.Currency,
-			"tradingVenueId": w.VenueID, "status": w.Status})
-	}
-	return nil, plugin.NotAvailable(r.GetServiceId())
+	id := trading.NewWalletID(sr.GetCompanyId())
+	return validated(id, c.Details(id))
 }
 
-// Execute carries out an authorised request, once per request id.
-func (p *Plugin) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	r, err := checkRequest(ctx, req.GetRequest())
+// validateDeactivate reserves the id of the company's active wallet the payload names.
+func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
+	w, err := p.activeWallet(ctx, sr)
 	if err != nil {
 		return nil, err
 	}
-	if r.GetRequestId() == "" {
-		return nil, apperr.Missing("requestId")
-	}
-	switch r.GetServiceId() {
-	case trading.ServiceCreateWallet:
-		c, err := trading.ParseCreate(r.GetPayload().AsMap())
-		if err != nil {
-			return nil, err
-		}
-		id, err := reservedID(r.GetCompanyId(), req.GetEntityIds())
-		if err != nil {
-			return nil, err
-		}
-		return p.runs.Once(ctx, r.GetRequestId(), func(ctx context.Context) (*pluginv1.ExecuteResponse, error) {
-			return p.create(ctx, r, c, id)
-		})
-	case trading.ServiceDeactivateWallet:
-		walletID, err := trading.ParseDeactivate(r.GetPayload().AsMap())
-		if err != nil {
-			return nil, err
-		}
-		return p.runs.Once(ctx, r.GetRequestId(), func(ctx context.Context) (*pluginv1.ExecuteResponse, error) {
-			return p.deactivate(ctx, r.GetCompanyId(), walletID, r.GetRequestId())
-		})
-	}
-	return nil, plugin.NotAvailable(r.GetServiceId())
+	return validated(w.ID, map[string]any{"walletId": w.ID, "name": w.Name, "currency": w.Currency,
+		"tradingVenueId": w.VenueID, "status": w.Status})
 }
 
-func checkRequest(ctx context.Context, r *pluginv1.ServiceRequest) (*pluginv1.ServiceRequest, error) {
-	if err := plugin.RequireServicedesk(ctx); err != nil {
+// executeCreate creates the wallet under the id Validate reserved.
+func (p *Plugin) executeCreate(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {
+	c, err := trading.ParseCreate(plugin.Payload(sr))
+	if err != nil {
 		return nil, err
 	}
-	if r.GetCompanyId() == "" {
-		return nil, apperr.Missing("companyId")
+	id, err := reservedID(sr.GetCompanyId(), entityIDs)
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return p.create(ctx, sr, c, id)
+}
+
+// executeDeactivate deactivates the wallet the payload names.
+func (p *Plugin) executeDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest, _ []string) (*pluginv1.ExecuteResponse, error) {
+	walletID, err := trading.ParseDeactivate(plugin.Payload(sr))
+	if err != nil {
+		return nil, err
+	}
+	return p.deactivate(ctx, sr.GetCompanyId(), walletID, sr.GetRequestId())
 }
 
 func reservedID(companyID string, entityIDs []string) (string, error) {
@@ -128,7 +97,7 @@ func reservedID(companyID string, entityIDs []string) (string, error) {
 
 // activeWallet reads the deactivation payload's wallet: the company's, and active.
 func (p *Plugin) activeWallet(ctx context.Context, r *pluginv1.ServiceRequest) (trading.Wallet, error) {
-	walletID, err := trading.ParseDeactivate(r.GetPayload().AsMap())
+	walletID, err := trading.ParseDeactivate(plugin.Payload(r))
 	if err != nil {
 		return trading.Wallet{}, err
 	}

@@ -68,13 +68,16 @@ func TestPluginRefuses(t *testing.T) {
 		wantCode  string
 		wantField string
 	}{
-		{"not the service desk", user(company), request(t, "R", "0x0003-001", createPayload("A", "BTC")), apperr.CodeForbidden, ""},
 		{"settlement belongs to interchange", servicedesk(), request(t, "R", "0x0003-003", map[string]any{}), apperr.CodeUnimplemented, "serviceId"},
 		{"custody service", servicedesk(), request(t, "R", "0x0013-001", map[string]any{}), apperr.CodeUnimplemented, "serviceId"},
 		{"bad payload", servicedesk(), request(t, "R", "0x0003-001", createPayload("A", "DOGE")), apperr.CodeCurrency, "currency"},
 		{"unknown wallet", servicedesk(), deactivate("ZTEST-TW-NOSUCHWALL"), apperr.CodeNotFound, "walletId"},
 		{"another company's wallet", servicedesk(), asAcme, apperr.CodeNotFound, "walletId"},
 		{"deactivated wallet", servicedesk(), deactivate(deactivated), apperr.CodeDeactivated, "walletId"},
+		{"deactivation sent as a create", servicedesk(), withType(deactivate(deactivated), "CREATE"), apperr.CodeFormat, "requestType"},
+		{"create sent as a deactivation", servicedesk(), withType(request(t, "R", "0x0003-001", createPayload("A", "BTC")), "DEACTIVATE"), apperr.CodeFormat, "requestType"},
+		{"no maker", servicedesk(), withMaker(request(t, "R", "0x0003-001", createPayload("A", "BTC")), ""), apperr.CodeMissing, "makerEmail"},
+		{"no request", servicedesk(), nil, apperr.CodeMissing, "request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +89,35 @@ func TestPluginRefuses(t *testing.T) {
 	var ae *apperr.Error
 	if !errors.As(err, &ae) || ae.Status != codes.Unimplemented {
 		t.Errorf("Execute(0x0003-003) = %v, want Unimplemented", err)
+	}
+}
+
+func withType(r *pluginv1.ServiceRequest, requestType string) *pluginv1.ServiceRequest {
+	r.RequestType = requestType
+	return r
+}
+
+func withMaker(r *pluginv1.ServiceRequest, email string) *pluginv1.ServiceRequest {
+	r.MakerEmail = email
+	return r
+}
+
+// TestExecuteRefusesAMislabelledRequest: the plugin framework checks the request type before
+// anything runs, so a deactivation labelled CREATE deactivates nothing (the hand-written
+// plugin used to carry it out).
+func TestExecuteRefusesAMislabelledRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := f.create(t, "SERV-REQ-1", "Bybit BTC", "BTC")
+	r := withType(request(t, "SERV-REQ-2", "0x0003-002", map[string]any{"walletId": id}), "CREATE")
+	_, err := f.plugin.Execute(servicedesk(), &pluginv1.ExecuteRequest{Request: r, EntityIds: []string{id}})
+	wantAppErr(t, err, apperr.CodeFormat, "requestType")
+	w, err := f.store.Wallet(context.Background(), company, id)
+	if err != nil || w.Status != trading.StatusActive {
+		t.Errorf("wallet after a mislabelled deactivation = %+v, %v; want it ACTIVE", w, err)
+	}
+	if n := f.count(t, "plugin_executions"); n != 1 {
+		t.Errorf("%d executions recorded, want only the create's", n)
 	}
 }
 
@@ -175,7 +207,6 @@ func TestExecuteDeactivate(t *testing.T) {
 	f := newFixture(t)
 	id := f.create(t, "SERV-REQ-1", "Bybit BTC", "BTC")
 	r := request(t, "SERV-REQ-2", "0x0003-002", map[string]any{"walletId": []any{id}})
-	r.RequestType = "DEACTIVATE"
 	v, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: r})
 	if err != nil || v.GetEntityIds()[0] != id {
 		t.Fatalf("Validate(deactivate) = %v, %v", v, err)

@@ -7,12 +7,15 @@ import (
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
-// Policy is who may call each of trading's gRPC methods (authz): the wallet search by any
-// caller of a company (endpoint 2 sends submitter-id; interchange checks settlement wallets
-// with the company-level caller's own forwarded principal, or as itself acting for the
-// company named in its token when the settlement engine instructs), the vault-address search
-// (endpoint 7) by a company's API users, journal
-// entries, holds and system-account reads by interchange, deposits, reconciliation and prices by the settlement engine, the plugin API by the service desk.
+// Policy is who may call each of trading's gRPC methods (authz), the one place that decides
+// it: the wallet search by any caller of a company (endpoint 2 sends submitter-id;
+// interchange checks settlement wallets with the company-level caller's own forwarded
+// principal, or as itself acting for the company named in its token when the settlement
+// engine instructs), the vault-address search (endpoint 7) by a company's API users, journal
+// entries, holds and system-account reads by interchange, deposits, reconciliation and
+// prices by the settlement engine, the plugin API by the service desk. A system's token is
+// believed only from the system itself (principal.Verifier). The handlers scope what a
+// caller sees to its company (and an operator's venues), and check no role.
 func Policy() authz.Policy {
 	return authz.Policy{
 		tradingv1.TradingService_SearchWallets_FullMethodName:          {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},

@@ -5,7 +5,6 @@ package server
 import (
 	"context"
 
-	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -33,30 +32,21 @@ var _ tradingv1.TradingServiceServer = (*Server)(nil)
 // New returns the server.
 func New(store Reader) *Server { return &Server{store: store, history: store} }
 
-// companyOf returns the caller's company; every query is scoped to it.
-func companyOf(ctx context.Context) (string, error) {
-	p, ok := principal.FromContext(ctx)
-	if !ok || p.CompanyID == "" {
-		return "", apperr.Forbidden("this operation needs a company caller")
-	}
-	return p.CompanyID, nil
-}
-
 // SearchWallets serves endpoint 2: the caller's company's trading wallets, and for a venue
 // operator also every client's wallets held at its venues.
 func (s *Server) SearchWallets(ctx context.Context, req *tradingv1.SearchWalletsRequest) (*tradingv1.SearchWalletsResponse, error) {
-	company, err := companyOf(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f, err := walletFilter(company, req)
+	f, err := walletFilter(p.CompanyID, req)
 	if err != nil {
 		return nil, err
 	}
 	// A venue's operator also sees its clients' wallets there; so does interchange acting
 	// for an operator (the venues in its token are the service desk's record of the company,
 	// given with the operator's service request). No other system claims venues.
-	if p, _ := principal.FromContext(ctx); p.Kind != principal.KindSystem || p.System == MovementSystem {
+	if p.Kind != principal.KindSystem || p.System == MovementSystem {
 		f.OperatedVenues = p.Venues()
 	}
 	wallets, total, err := s.store.SearchWallets(ctx, f)
@@ -108,7 +98,7 @@ func walletFilter(company string, req *tradingv1.SearchWalletsRequest) (trading.
 // ListVaultAddresses serves endpoint 7: the generated addresses of the caller's company's
 // trading wallets (of deactivated wallets too).
 func (s *Server) ListVaultAddresses(ctx context.Context, req *tradingv1.ListVaultAddressesRequest) (*tradingv1.ListVaultAddressesResponse, error) {
-	company, err := companyOf(ctx)
+	p, err := principal.Company(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +106,7 @@ func (s *Server) ListVaultAddresses(ctx context.Context, req *tradingv1.ListVaul
 	if err != nil {
 		return nil, err
 	}
-	f := trading.AddressFilter{CompanyID: company, Page: pg}
+	f := trading.AddressFilter{CompanyID: p.CompanyID, Page: pg}
 	if f.Addresses, err = page.Filter("addresses", req.GetAddresses()); err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func TestSearchWalletsRefuses(t *testing.T) {
 		})
 	}
 	_, err := f.server.SearchWallets(context.Background(), &tradingv1.SearchWalletsRequest{})
-	wantAppErr(t, err, apperr.CodeForbidden, "")
+	wantAppErr(t, err, apperr.CodeUnauthorized, "")
 	_, err = f.server.ListVaultAddresses(user(company), &tradingv1.ListVaultAddressesRequest{Sort: &commonv1.Sort{By: "updatedAt"}})
 	wantAppErr(t, err, apperr.CodeFormat, "sort.by")
 	_, err = f.server.ListVaultAddresses(user(company), &tradingv1.ListVaultAddressesRequest{PaginationLimit: proto.Int32(1025)})

@@ -21,9 +21,12 @@ import (
 // wallets: their documents carry the counters) and the system accounts of the journal's own
 // collection: one clearing account per settlement, the world outside (deposits arrive
 // from it, withdrawals leave to it), and the in-transit account towards custody.
+// journalPrefix names the journal's collections.
+const journalPrefix = "journal"
+
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: "journal", Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
 		switch {
 		case strings.HasPrefix(h, trading.ClearingPrefix):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -40,34 +41,28 @@ type Store struct {
 // New returns a store on db.
 func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(db), now: time.Now} }
 
-// EnsureIndexes creates the indexes the queries and the idempotency guards rely on.
+// Indexes are the indexes the queries and the idempotency guards rely on, trading's
+// journal's included. A wallet search is sorted by id, createdAt or updatedAt (then _id)
+// within its scope, the company's wallets or (an $or branch) those held at the venues it
+// operates: each has an index for every sort; an address list by id or createdAt.
+func Indexes() []mongodb.Index {
+	return append(journal.Indexes(journalPrefix),
+		mongodb.Index{Collection: colWallets, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		mongodb.Index{Collection: colWallets, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		mongodb.Index{Collection: colWallets, Name: "company_updated_id", Keys: mongodb.Keys("companyId", "updatedAt", "_id")},
+		mongodb.Index{Collection: colWallets, Name: "venue_id", Keys: mongodb.Keys("venueId", "_id")},
+		mongodb.Index{Collection: colWallets, Name: "venue_created_id", Keys: mongodb.Keys("venueId", "createdAt", "_id")},
+		mongodb.Index{Collection: colWallets, Name: "venue_updated_id", Keys: mongodb.Keys("venueId", "updatedAt", "_id")},
+		// One address per wallet and currency: what makes address generation idempotent.
+		mongodb.Index{Collection: colAddresses, Name: "wallet_currency", Keys: mongodb.Keys("walletId", "currencyId"), Unique: true},
+		mongodb.Index{Collection: colAddresses, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		mongodb.Index{Collection: colAddresses, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+	)
+}
+
+// EnsureIndexes creates the Indexes.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
-	indexes := map[string][]mongo.IndexModel{
-		colWallets: {
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "updatedAt", Value: 1}}, Options: options.Index().SetName("company_updated")},
-			// A venue operator's searches: the wallets held at its venues (an $or branch).
-			{Keys: bson.D{{Key: "venueId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("venue_created")},
-		},
-		colAddresses: {
-			// One address per wallet and currency: what makes address generation idempotent.
-			{Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "currencyId", Value: 1}}, Options: options.Index().SetUnique(true).SetName("wallet_currency")},
-			{Keys: bson.D{{Key: "companyId", Value: 1}, {Key: "createdAt", Value: 1}}, Options: options.Index().SetName("company_created")},
-		},
-	}
-	if err := s.journal.EnsureIndexes(ctx); err != nil {
-		return err
-	}
-	// One index per command: FerretDB 1.24 drops the connection (a server panic) when one
-	// createIndexes command names two or more indexes that already exist, i.e. on restart.
-	for col, models := range indexes {
-		for _, m := range models {
-			if _, err := s.db.Collection(col).Indexes().CreateOne(ctx, m); err != nil {
-				return fmt.Errorf("create index of %s: %w", col, err)
-			}
-		}
-	}
-	return nil
+	return mongodb.EnsureIndexes(ctx, s.db, Indexes())
 }
 
 var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updatedAt": "updatedAt"}

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/ledger"
 	reqpayload "github.com/zcustody/suite/services/internal/payload"
 )
 
 // Catalog services interchange's address side owns.
 const (
-	ServiceWhitelist  = "0x0007-007"
-	ServiceDeactivate = "0x0007-008"
+	ServiceWhitelist  = catalog.AddressWhitelist
+	ServiceDeactivate = catalog.AddressDeactivate
 )
 
 // Limits of the payloads.

@@ -4,11 +4,11 @@
 package address
 
 import (
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/ledger"
@@ -20,6 +20,16 @@ const (
 	StatusActive      = "ACTIVE"
 	StatusDeactivated = "DEACTIVATED"
 )
+
+// transitions is a whitelisted address's state machine: it is created ACTIVE (0x0007-007)
+// and deactivated once (0x0007-008); a deactivated address is never active again (whitelisting
+// the same address again creates a new one).
+var transitions = map[string][]string{
+	StatusActive: {StatusDeactivated},
+}
+
+// Allowed reports whether a whitelisted address may move from one status to the other.
+func Allowed(from, to string) bool { return slices.Contains(transitions[from], to) }
 
 // Address purposes.
 const (
@@ -105,21 +115,20 @@ func IsID(id string) bool {
 	return err == nil && u.String() == id
 }
 
-// CheckActive refuses an address that is not active: 409 ER-113.
-func (w Whitelisted) CheckActive() error {
-	if w.Status == StatusActive {
+// CheckMove refuses a change of status the state machine does not allow: 409 ER-113 (an
+// address no longer active cannot be deactivated again).
+func (w Whitelisted) CheckMove(to string) error {
+	if Allowed(w.Status, to) {
 		return nil
 	}
-	return &apperr.Error{Status: codes.FailedPrecondition, Code: apperr.CodeDeactivated, Field: "address",
-		Message: "whitelisted address " + w.Address + " is " + w.Status}
+	return apperr.Precondition(apperr.CodeDeactivated, "address", "whitelisted address %s is %s", w.Address, w.Status)
 }
 
 // AlreadyWhitelisted is the refusal of an address the company already holds ACTIVE on the
-// blockchain: 409 ER-104. Its gRPC code (AlreadyExists) is final: the service desk records
-// a request refused with it as FAILED rather than retrying it.
+// blockchain: 409 ER-104. It is final (apperr.Exists): the service desk records a request
+// refused with it as FAILED rather than retrying it.
 func AlreadyWhitelisted(blockchain, addr string) error {
-	return &apperr.Error{Status: codes.AlreadyExists, Code: apperr.CodeExists, Field: "address",
-		Message: "address " + addr + " is already whitelisted on " + blockchain}
+	return apperr.Exists("address", "address %s is already whitelisted on %s", addr, blockchain)
 }
 
 // Filter is a validated search of endpoint 9: values OR-ed within a field, fields AND-ed,

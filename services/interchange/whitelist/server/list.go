@@ -1,21 +1,21 @@
-package whitelist
+package server
 
 import (
 	"context"
 	"unicode/utf8"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
-	"github.com/zcustody/suite/services/internal/apitime"
 	"github.com/zcustody/suite/services/internal/ledger"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
 // ListSettlementWalletAddresses serves endpoint 8: the generated addresses of the caller's
 // company's venue settlement wallets, each signed by the operator.
-func (s *Service) ListSettlementWalletAddresses(ctx context.Context, req *interchangev1.ListSettlementWalletAddressesRequest) (*interchangev1.ListSettlementWalletAddressesResponse, error) {
+func (s *Server) ListSettlementWalletAddresses(ctx context.Context, req *interchangev1.ListSettlementWalletAddressesRequest) (*interchangev1.ListSettlementWalletAddressesResponse, error) {
 	company, err := companyOf(ctx)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,7 @@ func (s *Service) ListSettlementWalletAddresses(ctx context.Context, req *interc
 	if f.Currencies, err = page.Filter("currencies", req.GetCurrencies()); err != nil {
 		return nil, err
 	}
-	addrs, total, err := s.store.ListSettlements(ctx, f)
+	addrs, total, err := s.book.Settlements(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (s *Service) ListSettlementWalletAddresses(ctx context.Context, req *interc
 
 // ListWhitelistedAddresses serves endpoint 9: the caller's company's whitelisted addresses,
 // oldest first.
-func (s *Service) ListWhitelistedAddresses(ctx context.Context, req *interchangev1.ListWhitelistedAddressesRequest) (*interchangev1.ListWhitelistedAddressesResponse, error) {
+func (s *Server) ListWhitelistedAddresses(ctx context.Context, req *interchangev1.ListWhitelistedAddressesRequest) (*interchangev1.ListWhitelistedAddressesResponse, error) {
 	company, err := companyOf(ctx)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Service) ListWhitelistedAddresses(ctx context.Context, req *interchange
 	if err != nil {
 		return nil, err
 	}
-	found, total, err := s.store.SearchWhitelisted(ctx, f)
+	found, total, err := s.book.Search(ctx, f)
 	if err != nil {
 		return nil, err
 	}

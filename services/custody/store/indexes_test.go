@@ -1,0 +1,17 @@
+package store_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/zcustody/suite/platform/testdb"
+	"github.com/zcustody/suite/services/custody/store"
+)
+
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+func TestMain(m *testing.M) {
+	os.Exit(testdb.CheckIndexes(m, store.Indexes(), map[string]string{
+		"wallets find range(ledgerSeq)":          "the journal's Reconcile reads every holder that took an entry",
+		"journal_accounts find range(ledgerSeq)": "the journal's Reconcile reads every holder that took an entry",
+	}))
+}

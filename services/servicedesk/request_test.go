@@ -1,0 +1,64 @@
+package servicedesk_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zcustody/suite/services/servicedesk"
+)
+
+// TestTransitions states DESIGN.md §7's request lifecycle here, apart from the production
+// table: every status against every other, allowed (1) or not (0).
+func TestTransitions(t *testing.T) {
+	t.Parallel()
+	statuses := []string{"PENDING CONFIRMATION", "PENDING AUTHORISATION", "AUTHORISED", "COMPLETED", "FAILED", "REJECTED",
+		"CANCELLED", "EXPIRED"}
+	want := [8][8]int{
+		//                 PCONF PAUTH AUTH COMPL FAIL REJ CANC EXP
+		/* PENDING CONF */ {0, 1, 1, 0, 0, 0, 1, 1},
+		/* PENDING AUTH */ {0, 0, 1, 0, 0, 1, 1, 1},
+		/* AUTHORISED   */ {0, 0, 0, 1, 1, 0, 0, 0},
+		/* COMPLETED    */ {0, 0, 0, 0, 0, 0, 0, 0},
+		/* FAILED       */ {0, 0, 0, 0, 0, 0, 0, 0},
+		/* REJECTED     */ {0, 0, 0, 0, 0, 0, 0, 0},
+		/* CANCELLED    */ {0, 0, 0, 0, 0, 0, 0, 0},
+		/* EXPIRED      */ {0, 0, 0, 0, 0, 0, 0, 0},
+	}
+	if diff := cmp.Diff(statuses, servicedesk.Statuses); diff != "" {
+		t.Fatalf("Statuses (-want +got):\n%s", diff)
+	}
+	wantMoves, gotMoves := map[string]bool{}, map[string]bool{}
+	for i, from := range statuses {
+		for j, to := range statuses {
+			move := from + " → " + to
+			wantMoves[move] = want[i][j] == 1
+			gotMoves[move] = servicedesk.Allowed(from, to)
+		}
+	}
+	if diff := cmp.Diff(wantMoves, gotMoves); diff != "" {
+		t.Errorf("Allowed (-want +got):\n%s", diff)
+	}
+}
+
+// TestTransitionFollowsTheTable: a transition is taken only from one of its sources, and only
+// where the state machine allows the move.
+func TestTransitionFollowsTheTable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		give servicedesk.Transition
+		from string
+		want bool
+	}{
+		{"expire a pending request", servicedesk.Transition{From: []string{"PENDING AUTHORISATION"}, To: "EXPIRED"}, "PENDING AUTHORISATION", true},
+		{"status not among the sources", servicedesk.Transition{From: []string{"PENDING AUTHORISATION"}, To: "EXPIRED"}, "PENDING CONFIRMATION", false},
+		{"source listed, move not in the table", servicedesk.Transition{From: []string{"COMPLETED"}, To: "FAILED"}, "COMPLETED", false},
+		{"reject before confirmation", servicedesk.Transition{From: []string{"PENDING CONFIRMATION"}, To: "REJECTED"}, "PENDING CONFIRMATION", false},
+	}
+	for _, tt := range tests {
+		if got := tt.give.Allowed(tt.from); got != tt.want {
+			t.Errorf("%s: Allowed(%s) = %v, want %v", tt.name, tt.from, got, tt.want)
+		}
+	}
+}
