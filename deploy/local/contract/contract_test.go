@@ -39,8 +39,14 @@ var env struct {
 	baseURL string
 	doc     *openapi3.T
 	router  routers.Router
-	key     crypto.PrivateKey
+	// key signs for ZTEST, a client; venueKey for ZBYBIT, which operates the venue BYBIT.
+	key, venueKey crypto.PrivateKey
 }
+
+// venueOperations are the venue's side of interchange: only a company that operates a venue
+// may call them (the authorization policy refuses anyone else before the body is read), so
+// they are signed for ZBYBIT.
+var venueOperations = map[string]bool{"createSettlementInstruction": true, "confirmOrRejectWithdrawal": true}
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
@@ -64,13 +70,15 @@ func run(m *testing.M) int {
 		defer func() { _ = st.Stop() }()
 		env.baseURL = st.GatewayURL
 	}
-	pemBytes, err := demo.Key("ztest-company.pem")
-	if err == nil {
-		env.key, err = signing.ParsePrivateKey(pemBytes)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "contract: ZTEST key:", err)
-		return 1
+	for file, key := range map[string]*crypto.PrivateKey{"ztest-company.pem": &env.key, "zbybit-company.pem": &env.venueKey} {
+		pemBytes, err := demo.Key(file)
+		if err == nil {
+			*key, err = signing.ParsePrivateKey(pemBytes)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "contract:", file, err)
+			return 1
+		}
 	}
 	return m.Run()
 }
@@ -134,16 +142,20 @@ type exchange struct {
 	body   []byte
 }
 
-// caller signs for ZTEST: as its maker where the operation requires submitter-id, else with
-// the company key alone.
+// caller signs for ZTEST (ZBYBIT for the venueOperations): as its maker where the operation
+// requires submitter-id, else with the company key alone.
 func caller(path, method string) *signing.Client {
 	c := &signing.Client{BaseURL: env.baseURL, Company: demo.CompanyZTEST, Key: env.key, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	doc := env.doc
 	if item := doc.Paths.Find(path); item != nil {
 		if op := item.GetOperation(method); op != nil {
+			user := "ztest"
+			if venueOperations[op.OperationID] {
+				c.Company, c.Key, user = demo.CompanyZBYBIT, env.venueKey, "zbybit"
+			}
 			for _, p := range op.Parameters {
 				if p.Ref == "#/components/parameters/SubmitterId" {
-					c.Submitter = demo.UserEmail("ztest", "maker")
+					c.Submitter = demo.UserEmail(user, "maker")
 				}
 			}
 		}

@@ -11,11 +11,12 @@ import (
 	"github.com/zcustody/suite/services/compliance/server"
 	"github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // Name is the service's name: its database, log tag and health entry.
-const Name = "compliance"
+const Name = catalog.Compliance
 
 // Config is the compliance service's configuration.
 type Config struct {

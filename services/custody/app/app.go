@@ -17,13 +17,14 @@ import (
 	"github.com/zcustody/suite/services/custody/server"
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/catalog"
 	compliancedir "github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
 // Name is the service's name: its database, log tag, health entry and the issuer of its own
 // system principal.
-const Name = "custody"
+const Name = catalog.Custody
 
 // Config is the custody service's configuration.
 type Config struct {

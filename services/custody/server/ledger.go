@@ -10,12 +10,13 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/journal"
 )
 
 // InterchangeSystem is the one caller of the ledger API: interchange moves a withdrawal's
 // money from trading's journal into custody's.
-const InterchangeSystem = "interchange"
+const InterchangeSystem = catalog.Interchange
 
 // LedgerStore is what the ledger API needs from the store.
 type LedgerStore interface {

@@ -19,10 +19,11 @@ import (
 	"github.com/zcustody/suite/services/interchange/whitelist"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // Name is the service's name: its database, log tag and health entry.
-const Name = "interchange"
+const Name = catalog.Interchange
 
 // Config is the interchange service's configuration.
 type Config struct {

@@ -18,7 +18,7 @@ import (
 )
 
 // Name is the service's name: its database, log tag and health entry.
-const Name = "servicedesk"
+const Name = catalog.Servicedesk
 
 // Config is the service desk's configuration.
 type Config struct {

@@ -12,13 +12,14 @@ import (
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/trading/store"
 )
 
 // Name is the service's name: its database, log tag and health entry.
-const Name = "trading"
+const Name = catalog.Trading
 
 // Config is the trading service's configuration.
 type Config struct {

@@ -6,6 +6,7 @@ import (
 
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 	"github.com/zcustody/suite/services/trading/store"
@@ -15,7 +16,7 @@ import (
 // settlements and withdrawals; the settlement engine (with the operator's tools) records
 // deposits, refreshes prices and reconciles.
 const (
-	MovementSystem = "interchange"
+	MovementSystem = catalog.Interchange
 	PriceSystem    = "settlement-engine"
 )
 
