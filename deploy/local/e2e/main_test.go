@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,7 +40,12 @@ var env struct {
 	dataDir string
 	logger  *slog.Logger
 	keys    map[string]crypto.PrivateKey // company id → request-signing key
+	// deskAhead is how far the service desk's clock runs ahead of the real one.
+	deskAhead atomic.Int64
 }
+
+// deskNow is the service desk's clock: the real time plus env.deskAhead.
+func deskNow() time.Time { return time.Now().Add(time.Duration(env.deskAhead.Load())) }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -66,7 +72,7 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	env.stack, err = stack.Start(ctx, stack.Options{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: env.logger})
+	env.stack, err = stack.Start(ctx, stack.Options{DataDir: dir, HTTPAddr: "127.0.0.1:0", Logger: env.logger, DeskClock: deskNow})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start stack:", err)
 		return 1

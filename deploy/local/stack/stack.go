@@ -59,6 +59,9 @@ type Options struct {
 	// Interchange overrides interchange's own settings after the defaults are filled in, at
 	// every start of it (tests: a shorter recovery sweep).
 	Interchange func(*interchangeapp.Config)
+	// DeskClock is the service desk's clock (time.Now when nil): a test moves it to let a
+	// request's deadline pass.
+	DeskClock func() time.Time
 }
 
 // Stack is a running suite.
@@ -137,7 +140,7 @@ func services(opts Options) map[string]runner {
 		servicedeskapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			return servicedeskapp.Run(ctx, servicedeskapp.Config{Common: c, TradingAddr: peers[tradingapp.Name],
 				InterchangeAddr: peers[interchangeapp.Name], CustodyAddr: peers[custodyapp.Name],
-				ComplianceAddr: peers[complianceapp.Name], SweepInterval: time.Second, ExecutionGrace: 5 * time.Second}, l)
+				ComplianceAddr: peers[complianceapp.Name], SweepInterval: time.Second, ExecutionGrace: 5 * time.Second, Now: opts.DeskClock}, l)
 		},
 		tradingapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem"),
