@@ -25,15 +25,9 @@ type Config struct {
 
 // Run starts the compliance service and serves until ctx ends.
 func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
-	if err != nil {
-		return err
-	}
-	defer deps.Close()
-	if err := Register(ctx, deps, cfg); err != nil {
-		return err
-	}
-	return deps.Run(ctx)
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+		return Register(ctx, deps, cfg)
+	})
 }
 
 // Register builds the compliance service on deps: its store and indexes and its gRPC services.

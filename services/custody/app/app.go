@@ -53,15 +53,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.RecoveryInterval <= 0 || cfg.RecoveryGrace <= 0 {
 		return errors.New("config: JOURNAL_RECOVERY_INTERVAL and JOURNAL_RECOVERY_GRACE must be positive")
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
-	if err != nil {
-		return err
-	}
-	defer deps.Close()
-	if err := Register(ctx, deps, cfg); err != nil {
-		return err
-	}
-	return deps.Run(ctx)
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+		return Register(ctx, deps, cfg)
+	})
 }
 
 // Register builds custody on deps: its store and indexes, the service desk's user directory

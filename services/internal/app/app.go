@@ -94,6 +94,20 @@ func NewDeps(logger *slog.Logger, db *mongo.Database, verifier *principal.Verifi
 	return &Deps{Logger: logger, DB: db, Server: grpcserver.New(logger, verifier, policy)}
 }
 
+// Start runs a service: Setup, then register (the service's wiring on the Deps), then Run
+// until ctx ends; everything Setup opened is released however it ends.
+func Start(ctx context.Context, cfg config.Common, service string, logger *slog.Logger, policy authz.Policy, register func(context.Context, *Deps) error) error {
+	deps, err := Setup(ctx, cfg, service, logger, policy)
+	if err != nil {
+		return err
+	}
+	defer deps.Close()
+	if err := register(ctx, deps); err != nil {
+		return err
+	}
+	return deps.Run(ctx)
+}
+
 // Every registers a background loop: f runs every interval while the service runs, in Run's
 // errgroup, and stops before the database disconnects. Register before Run.
 func (d *Deps) Every(name string, interval time.Duration, f func(context.Context)) {

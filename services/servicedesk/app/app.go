@@ -42,15 +42,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if cfg.SweepInterval <= 0 || cfg.ExecutionGrace <= 0 {
 		return fmt.Errorf("SWEEP_INTERVAL and EXECUTION_GRACE must be positive")
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
-	if err != nil {
-		return err
-	}
-	defer deps.Close()
-	if err := Register(ctx, deps, cfg); err != nil {
-		return err
-	}
-	return deps.Run(ctx)
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+		return Register(ctx, deps, cfg)
+	})
 }
 
 // Register builds the service desk on deps: its store and indexes, the catalog, the

@@ -41,15 +41,9 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := cfg.RefuseDemoKeys(cfg.OperatorKeyFile); err != nil {
 		return err
 	}
-	deps, err := app.Setup(ctx, cfg.Common, Name, logger, server.Policy())
-	if err != nil {
-		return err
-	}
-	defer deps.Close()
-	if err := Register(ctx, deps, cfg); err != nil {
-		return err
-	}
-	return deps.Run(ctx)
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+		return Register(ctx, deps, cfg)
+	})
 }
 
 // Register builds the trading service on deps: its store and indexes, the gRPC services and

@@ -1,0 +1,249 @@
+package outbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/testdb"
+	"github.com/zcustody/suite/services/internal/outbox"
+)
+
+// entity is a document with a state, a version guard and an outbox, as a service keeps one.
+type entity struct {
+	ID         string     `bson:"_id"`
+	Status     string     `bson:"status"`
+	Version    int64      `bson:"version"`
+	EventSeq   int64      `bson:"eventSeq"`
+	HasPending bool       `bson:"hasPending"`
+	Outbox     []bson.Raw `bson:"outbox"`
+}
+
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes):
+// the relay's query and the log's reads.
+func TestMain(m *testing.M) {
+	os.Exit(testdb.CheckIndexes(m, append(outbox.LogIndexes("events"), outbox.Index("requests")),
+		map[string]string{"events aggregate {}": "the tests count the whole log"}))
+}
+
+var at = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+
+// change moves the entity from its read version to status, with one event, in one
+// conditional update; it reports whether the update landed.
+func change(t *testing.T, coll *mongo.Collection, e entity, status, request string) bool {
+	t.Helper()
+	set, push, events, err := outbox.Stage(e.EventSeq, at, outbox.Draft{Type: "service_request.status_updated", CompanyID: "ZTEST",
+		EntityType: "service_request", EntityID: e.ID, Data: map[string]string{"status": status, "previousStatus": e.Status}, RequestID: request})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Entity.Version != e.EventSeq+1 {
+		t.Fatalf("staged %+v, want one event of version %d", events, e.EventSeq+1)
+	}
+	set = append(bson.D{{Key: "status", Value: status}, {Key: "version", Value: e.Version + 1}}, set...)
+	res, err := coll.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: e.ID}, {Key: "version", Value: e.Version}},
+		bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: push}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.ModifiedCount == 1
+}
+
+func read(t *testing.T, coll *mongo.Collection, id string) entity {
+	t.Helper()
+	var e entity
+	if err := coll.FindOne(context.Background(), bson.D{{Key: "_id", Value: id}}).Decode(&e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func setup(t *testing.T) (*mongo.Collection, outbox.Collection, *mongo.Collection) {
+	t.Helper()
+	db := testdb.New(t)
+	coll := db.Collection("requests")
+	if _, err := coll.InsertOne(context.Background(), bson.D{{Key: "_id", Value: "SR-1"}, {Key: "status", Value: "PENDING"}, {Key: "version", Value: int64(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	log := db.Collection("events")
+	if err := mongodb.EnsureIndexes(context.Background(), db, append(outbox.LogIndexes("events"), outbox.Index("requests"))); err != nil {
+		t.Fatal(err)
+	}
+	return coll, outbox.NewCollection(log), log
+}
+
+// TestEventsLandWithTheirChange: a change and its event are one update; a writer that lost
+// the race on the version records neither.
+func TestEventsLandWithTheirChange(t *testing.T) {
+	t.Parallel()
+	coll, _, _ := setup(t)
+	before := read(t, coll, "SR-1")
+	if !change(t, coll, before, "CONFIRMED", "req-1") {
+		t.Fatal("the first change did not land")
+	}
+	if change(t, coll, before, "REJECTED", "req-2") {
+		t.Fatal("a change from a stale version landed")
+	}
+	after := read(t, coll, "SR-1")
+	if after.Status != "CONFIRMED" || after.EventSeq != 1 || !after.HasPending || len(after.Outbox) != 1 {
+		t.Fatalf("after the race: %+v, want CONFIRMED, one pending event of sequence 1", after)
+	}
+	if !strings.Contains(after.Outbox[0].String(), "CONFIRMED") || strings.Contains(after.Outbox[0].String(), "REJECTED") {
+		t.Errorf("the outbox holds %s, want the winner's event only", after.Outbox[0])
+	}
+}
+
+// TestRelayMovesEventsInOrderOnce: the relay moves every pending event, in version order,
+// into the sink, empties the outbox and clears the mark; a second pass finds nothing, and a
+// pass repeated after a crash (the sink holding the events already) duplicates nothing.
+func TestRelayMovesEventsInOrderOnce(t *testing.T) {
+	t.Parallel()
+	coll, sink, log := setup(t)
+	for _, status := range []string{"CONFIRMED", "AUTHORISED", "COMPLETED"} {
+		if !change(t, coll, read(t, coll, "SR-1"), status, "") {
+			t.Fatalf("change to %s did not land", status)
+		}
+	}
+	pending := read(t, coll, "SR-1").Outbox
+	relay := outbox.NewRelay(coll, sink, nil)
+	if n, err := relay.Once(context.Background()); err != nil || n != 3 {
+		t.Fatalf("Once = %d, %v; want 3 events", n, err)
+	}
+	if n, err := relay.Once(context.Background()); err != nil || n != 0 {
+		t.Fatalf("second Once = %d, %v; want nothing", n, err)
+	}
+	e := read(t, coll, "SR-1")
+	if len(e.Outbox) != 0 || e.HasPending {
+		t.Errorf("after relaying: outbox %d events, pending %v; want empty and unmarked", len(e.Outbox), e.HasPending)
+	}
+	got, err := sink.Events(context.Background(), "service_request", "SR-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for i, ev := range got {
+		if ev.Entity.Version != int64(i+1) || ev.CompanyID != "ZTEST" || ev.SchemaVersion != outbox.SchemaVersion || !ev.Timestamp.Equal(at) {
+			t.Errorf("event %d: %+v", i, ev)
+		}
+		var data map[string]string
+		if err := json.Unmarshal(ev.Data, &data); err != nil {
+			t.Fatalf("event %d data %s: %v", i, ev.Data, err)
+		}
+		statuses = append(statuses, data["status"])
+	}
+	if strings.Join(statuses, ",") != "CONFIRMED,AUTHORISED,COMPLETED" {
+		t.Errorf("relayed statuses %v, want CONFIRMED,AUTHORISED,COMPLETED", statuses)
+	}
+	// The same events relayed again (a crash between the sink and the removal) add nothing.
+	if _, err := coll.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "SR-1"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "outbox", Value: pending}, {Key: "hasPending", Value: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := relay.Once(context.Background()); err != nil || n != 3 {
+		t.Fatalf("relay after a crash = %d, %v; want the 3 events again", n, err)
+	}
+	if count, err := log.CountDocuments(context.Background(), bson.D{}); err != nil || count != 3 {
+		t.Errorf("the log holds %d events (%v), want 3", count, err)
+	}
+}
+
+// stagingSink is the log with a writer that changes the entity while the relay is busy with
+// it: what it stages then must stay in the outbox, marked, for the next pass.
+type stagingSink struct {
+	outbox.Collection
+	t      *testing.T
+	coll   *mongo.Collection
+	staged bool
+}
+
+func (s *stagingSink) Append(ctx context.Context, events []outbox.Event) error {
+	if !s.staged {
+		s.staged = true
+		if !change(s.t, s.coll, read(s.t, s.coll, "SR-1"), "CANCELLED", "req-late") {
+			s.t.Fatal("the concurrent change did not land")
+		}
+	}
+	return s.Collection.Append(ctx, events)
+}
+
+func TestRelayKeepsWhatIsStagedMeanwhile(t *testing.T) {
+	t.Parallel()
+	coll, log, _ := setup(t)
+	if !change(t, coll, read(t, coll, "SR-1"), "CONFIRMED", "") {
+		t.Fatal("change did not land")
+	}
+	relay := outbox.NewRelay(coll, &stagingSink{Collection: log, t: t, coll: coll}, nil)
+	if n, err := relay.Once(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Once = %d, %v; want 1", n, err)
+	}
+	e := read(t, coll, "SR-1")
+	if len(e.Outbox) != 1 || !e.HasPending {
+		t.Fatalf("after the pass: %d pending events, marked %v; want the late one, marked", len(e.Outbox), e.HasPending)
+	}
+	if n, err := relay.Once(context.Background()); err != nil || n != 1 {
+		t.Fatalf("next Once = %d, %v; want the late event", n, err)
+	}
+	got, err := log.Events(context.Background(), "service_request", "SR-1")
+	if err != nil || len(got) != 2 || got[1].RequestID != "req-late" || got[1].Entity.Version != 2 {
+		t.Fatalf("log = %+v, %v; want both events, the late one second", got, err)
+	}
+}
+
+func TestStageRefuses(t *testing.T) {
+	t.Parallel()
+	good := outbox.Draft{Type: "wallet.created", CompanyID: "ZTEST", EntityType: "wallet", EntityID: "W-1", Data: map[string]string{}}
+	tests := []struct {
+		name   string
+		change func(*outbox.Draft)
+	}{
+		{"upper-case type", func(d *outbox.Draft) { d.Type = "Wallet.Created" }},
+		{"undotted type", func(d *outbox.Draft) { d.Type = "created" }},
+		{"no company", func(d *outbox.Draft) { d.CompanyID = "" }},
+		{"no entity", func(d *outbox.Draft) { d.EntityID = "" }},
+		{"data over 20 KB", func(d *outbox.Draft) { d.Data = strings.Repeat("x", outbox.MaxDataBytes) }},
+		{"data not JSON", func(d *outbox.Draft) { d.Data = func() {} }},
+	}
+	for _, tt := range tests {
+		d := good
+		tt.change(&d)
+		if _, _, _, err := outbox.Stage(0, at, d); err == nil {
+			t.Errorf("%s: staged", tt.name)
+		}
+	}
+	_, _, events, err := outbox.Stage(4, at, good, good)
+	if err != nil || len(events) != 2 || events[0].Entity.Version != 5 || events[1].Entity.Version != 6 || events[0].ID == events[1].ID {
+		t.Errorf("two drafts after sequence 4: %+v, %v; want versions 5 and 6, distinct ids", events, err)
+	}
+}
+
+// TestLogRefusesASecondEventOfOneVersion: a repeat of an event is accepted, but a different
+// event claiming the same version of its entity is an error, never silently dropped.
+func TestLogRefusesASecondEventOfOneVersion(t *testing.T) {
+	t.Parallel()
+	_, log, _ := setup(t)
+	draft := outbox.Draft{Type: "wallet.created", CompanyID: "ZTEST", EntityType: "wallet", EntityID: "W-1", Data: map[string]string{}}
+	_, _, first, err := outbox.Stage(0, at, draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, other, err := outbox.Stage(0, at, draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(context.Background(), first); err != nil {
+		t.Errorf("a repeated event: %v, want it accepted", err)
+	}
+	if err := log.Append(context.Background(), other); err == nil {
+		t.Error("a second event of wallet W-1 version 1 was accepted")
+	}
+}
