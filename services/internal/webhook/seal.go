@@ -232,7 +232,9 @@ func (k *Keyring) aead(id string) (cipher.AEAD, error) {
 }
 
 // Seal encrypts plaintext with the current key and a random nonce; associated is the
-// subscription id, which Open must be given again.
+// subscription id, which Open must be given again. A subscription's secret and its signing
+// seed are sealed under different labels of it (e.g. id + "/secret", id + "/seed"), so that
+// one cannot be swapped for the other.
 func (k *Keyring) Seal(plaintext []byte, associated string) (Sealed, error) {
 	if associated == "" {
 		return Sealed{}, errors.New("webhook seal: want the subscription id as associated data")
