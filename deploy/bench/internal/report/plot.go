@@ -70,7 +70,17 @@ func (s Scenario) latencyPanel() (*plot.Plot, error) {
 			p.Legend.Add(layer+" "+q.name, line)
 		}
 	}
+	widen(&p.X)
+	widen(&p.Y)
 	return p, nil
+}
+
+// widen gives a logarithmic axis whose data is one value (a run at one concurrency) a range
+// around it: a log scale cannot draw an empty range.
+func widen(ax *plot.Axis) {
+	if ax.Min >= ax.Max && ax.Min > 0 {
+		ax.Min, ax.Max = ax.Min/2, ax.Max*2
+	}
 }
 
 func (s Scenario) latencyLine(layer string, get func(measure.Point) time.Duration) (*plotter.Line, error) {

@@ -91,6 +91,25 @@ func TestPlotsRender(t *testing.T) {
 	}
 }
 
+// TestPlotAtOneConcurrency: a short run at one concurrency (BENCH_CONCURRENCY=1) still
+// draws its latency plot; a logarithmic axis over one value used to panic.
+func TestPlotAtOneConcurrency(t *testing.T) {
+	t.Parallel()
+	var points []measure.Point
+	for _, l := range []string{scenario.LayerGateway, scenario.LayerDirect, scenario.LayerRaw} {
+		p := point(l, 1, 10)
+		p.P50, p.P99 = 40*time.Millisecond, 40*time.Millisecond
+		points = append(points, p)
+	}
+	path := filepath.Join(t.TempDir(), "latency.png")
+	if err := (report.Results{Scenarios: []report.Scenario{{Name: "read", Points: points}}}).LatencyPlot(path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < 1000 {
+		t.Errorf("latency.png: %v, %v; want a PNG", fi, err)
+	}
+}
+
 func TestJournalSectionNamesTargets(t *testing.T) {
 	t.Parallel()
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
