@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/internal/outbox"
@@ -29,7 +30,7 @@ type entity struct {
 // TestMain checks that an index covers every query the tests send (testdb.CheckIndexes):
 // the relay's query and the log's reads.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, append(outbox.LogIndexes("events"), outbox.Index("requests")),
+	os.Exit(testdb.CheckIndexes(m, append(events.LogIndexes("events"), outbox.Index("requests")),
 		map[string]string{"events aggregate {}": "the tests count the whole log"}))
 }
 
@@ -65,7 +66,7 @@ func read(t *testing.T, coll *mongo.Collection, id string) entity {
 	return e
 }
 
-func setup(t *testing.T) (*mongo.Collection, outbox.Collection, *mongo.Collection) {
+func setup(t *testing.T) (*mongo.Collection, events.Collection, *mongo.Collection) {
 	t.Helper()
 	db := testdb.New(t)
 	coll := db.Collection("requests")
@@ -73,10 +74,10 @@ func setup(t *testing.T) (*mongo.Collection, outbox.Collection, *mongo.Collectio
 		t.Fatal(err)
 	}
 	log := db.Collection("events")
-	if err := mongodb.EnsureIndexes(context.Background(), db, append(outbox.LogIndexes("events"), outbox.Index("requests"))); err != nil {
+	if err := mongodb.EnsureIndexes(context.Background(), db, append(events.LogIndexes("events"), outbox.Index("requests"))); err != nil {
 		t.Fatal(err)
 	}
-	return coll, outbox.NewCollection(log), log
+	return coll, events.NewCollection(log), log
 }
 
 // TestEventsLandWithTheirChange: a change and its event are one update; a writer that lost
@@ -129,7 +130,7 @@ func TestRelayMovesEventsInOrderOnce(t *testing.T) {
 	}
 	var statuses []string
 	for i, ev := range got {
-		if ev.Entity.Version != int64(i+1) || ev.CompanyID != "ZTEST" || ev.SchemaVersion != outbox.SchemaVersion || !ev.Timestamp.Equal(at) {
+		if ev.Entity.Version != int64(i+1) || ev.CompanyID != "ZTEST" || ev.SchemaVersion != events.SchemaVersion || !ev.Timestamp.Equal(at) {
 			t.Errorf("event %d: %+v", i, ev)
 		}
 		var data map[string]string
@@ -157,13 +158,13 @@ func TestRelayMovesEventsInOrderOnce(t *testing.T) {
 // stagingSink is the log with a writer that changes the entity while the relay is busy with
 // it: what it stages then must stay in the outbox, marked, for the next pass.
 type stagingSink struct {
-	outbox.Collection
+	events.Collection
 	t      *testing.T
 	coll   *mongo.Collection
 	staged bool
 }
 
-func (s *stagingSink) Append(ctx context.Context, events []outbox.Event) error {
+func (s *stagingSink) Append(ctx context.Context, events []events.Event) error {
 	if !s.staged {
 		s.staged = true
 		if !change(s.t, s.coll, read(s.t, s.coll, "SR-1"), "CANCELLED", "req-late") {
@@ -220,30 +221,5 @@ func TestStageRefuses(t *testing.T) {
 	_, _, events, err := outbox.Stage(4, at, good, good)
 	if err != nil || len(events) != 2 || events[0].Entity.Version != 5 || events[1].Entity.Version != 6 || events[0].ID == events[1].ID {
 		t.Errorf("two drafts after sequence 4: %+v, %v; want versions 5 and 6, distinct ids", events, err)
-	}
-}
-
-// TestLogRefusesASecondEventOfOneVersion: a repeat of an event is accepted, but a different
-// event claiming the same version of its entity is an error, never silently dropped.
-func TestLogRefusesASecondEventOfOneVersion(t *testing.T) {
-	t.Parallel()
-	_, log, _ := setup(t)
-	draft := outbox.Draft{Type: "wallet.created", CompanyID: "ZTEST", EntityType: "wallet", EntityID: "W-1", Data: map[string]string{}}
-	_, _, first, err := outbox.Stage(0, at, draft)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, other, err := outbox.Stage(0, at, draft)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := log.Append(context.Background(), first); err != nil {
-		t.Fatal(err)
-	}
-	if err := log.Append(context.Background(), first); err != nil {
-		t.Errorf("a repeated event: %v, want it accepted", err)
-	}
-	if err := log.Append(context.Background(), other); err == nil {
-		t.Error("a second event of wallet W-1 version 1 was accepted")
 	}
 }

@@ -9,13 +9,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/events"
 )
 
 // Sink keeps relayed events, idempotently by event id: an event it already holds is
 // accepted again without a change. It keeps the order it is given for each entity.
 type Sink interface {
-	Append(ctx context.Context, events []Event) error
+	Append(ctx context.Context, events []events.Event) error
 }
 
 // DefaultBatch is how many documents one relay pass visits at most.
@@ -70,16 +70,16 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 }
 
 func (r *Relay) relay(ctx context.Context, d pendingDoc) (int, error) {
-	events := make([]Event, 0, len(d.Outbox))
+	evs := make([]events.Event, 0, len(d.Outbox))
 	for _, raw := range d.Outbox {
-		var s stored
-		if err := bson.Unmarshal(raw, &s); err != nil {
-			return 0, fmt.Errorf("outbox: %s %v: undecodable event: %w", r.coll.Name(), d.ID, err)
+		e, err := events.Decode(raw)
+		if err != nil {
+			return 0, fmt.Errorf("outbox: %s %v: %w", r.coll.Name(), d.ID, err)
 		}
-		events = append(events, s.event())
+		evs = append(evs, e)
 	}
-	if len(events) > 0 {
-		if err := r.sink.Append(ctx, events); err != nil {
+	if len(evs) > 0 {
+		if err := r.sink.Append(ctx, evs); err != nil {
 			return 0, fmt.Errorf("outbox: relay %s %v: %w", r.coll.Name(), d.ID, err)
 		}
 		// The exact elements as read: events staged since stay for the next pass.
@@ -95,62 +95,7 @@ func (r *Relay) relay(ctx context.Context, d pendingDoc) (int, error) {
 	_, err := r.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: d.ID}, {Key: FieldPending, Value: true}, {Key: FieldOutbox + ".0", Value: bson.D{{Key: "$exists", Value: false}}}},
 		bson.D{{Key: "$unset", Value: bson.D{{Key: FieldPending, Value: ""}}}})
 	if err != nil {
-		return len(events), fmt.Errorf("outbox: clear the pending mark of %s %v: %w", r.coll.Name(), d.ID, err)
+		return len(evs), fmt.Errorf("outbox: clear the pending mark of %s %v: %w", r.coll.Name(), d.ID, err)
 	}
-	return len(events), nil
-}
-
-// Collection is a Sink that keeps events in a collection, one document per event with the
-// event id as _id (the events service's log keeps them so).
-type Collection struct{ coll *mongo.Collection }
-
-// NewCollection returns the sink into coll.
-func NewCollection(coll *mongo.Collection) Collection { return Collection{coll: coll} }
-
-// Append inserts each event; one the collection holds already is skipped, and an event that
-// claims a version of its entity another event holds is refused.
-func (c Collection) Append(ctx context.Context, events []Event) error {
-	for _, e := range events {
-		doc := append(bson.D{{Key: "_id", Value: e.ID}}, e.document()...)
-		_, err := c.coll.InsertOne(ctx, doc)
-		if mongo.IsDuplicateKeyError(err) {
-			// Held already, or another event claims the same entity version: only the first
-			// is a repeat.
-			n, cerr := c.coll.CountDocuments(ctx, bson.D{{Key: "_id", Value: e.ID}})
-			if cerr != nil {
-				return fmt.Errorf("append event %s: %w", e.ID, cerr)
-			}
-			if n == 0 {
-				return fmt.Errorf("append event %s: %s %s version %d is another event's", e.ID, e.Entity.Type, e.Entity.ID, e.Entity.Version)
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("append event %s: %w", e.ID, err)
-		}
-	}
-	return nil
-}
-
-// LogIndexes are the indexes of a log collection: an entity's events in version order.
-func LogIndexes(collection string) []mongodb.Index {
-	return []mongodb.Index{{Collection: collection, Name: "entity_version", Keys: mongodb.Keys("entity.type", "entity.id", "entity.version"), Unique: true}}
-}
-
-// Events returns the events c holds of one entity, in version order.
-func (c Collection) Events(ctx context.Context, entityType, entityID string) ([]Event, error) {
-	cur, err := c.coll.Find(ctx, bson.D{{Key: "entity.type", Value: entityType}, {Key: "entity.id", Value: entityID}},
-		options.Find().SetSort(bson.D{{Key: "entity.version", Value: 1}}))
-	if err != nil {
-		return nil, err
-	}
-	var out []stored
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, err
-	}
-	events := make([]Event, len(out))
-	for i, s := range out {
-		events[i] = s.event()
-	}
-	return events, nil
+	return len(evs), nil
 }
