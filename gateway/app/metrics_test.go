@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 
 	"github.com/zcustody/suite/gateway/app"
 	"github.com/zcustody/suite/gateway/internal/routes"
+	"github.com/zcustody/suite/platform/config"
 	"github.com/zcustody/suite/platform/testdb"
 )
 
@@ -108,7 +108,11 @@ func gatewayConfig(t *testing.T, env map[string]string) app.Config {
 // runGateway runs the gateway as its binary does and returns its API and metrics URLs.
 func runGateway(t *testing.T, env map[string]string) (api, metricsURL string) {
 	t.Helper()
-	metricsAddr, metricsSocket := heldSocket(t)
+	// The metrics socket stays held from the pick to the gateway's start (config.Reserve).
+	metricsAddr, metricsSocket, _, err := config.Reserve()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env = maps.Clone(env)
 	if env == nil {
 		env = map[string]string{}
@@ -218,27 +222,6 @@ func sample(body, series string) (float64, bool) {
 		return v, err == nil
 	}
 	return 0, false
-}
-
-// heldSocket opens a listening socket on a free port and returns its address and the
-// setting (fd:N) that hands it to the gateway, which owns it from then on: the port is never
-// free between the pick and the gateway's start.
-func heldSocket(t *testing.T) (addr, setting string) {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	raw, err := lis.(*net.TCPListener).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, dupErr := -1, error(nil)
-	if err := raw.Control(func(f uintptr) { fd, dupErr = syscall.Dup(int(f)) }); err != nil || dupErr != nil {
-		t.Fatal(err, dupErr)
-	}
-	return lis.Addr().String(), "fd:" + strconv.Itoa(fd)
 }
 
 func keyFile(t *testing.T) string {

@@ -2,36 +2,23 @@ package config_test
 
 import (
 	"net"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/zcustody/suite/platform/config"
 )
 
-func TestListenOnAPassedSocket(t *testing.T) {
-	held, err := net.Listen("tcp", "127.0.0.1:0")
+func TestListenOnAReservedSocket(t *testing.T) {
+	addr, setting, _, err := config.Reserve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := held.(*net.TCPListener).File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := held.Addr().String()
-	held.Close()
-	fd, err := syscall.Dup(int(file.Fd()))
-	file.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The port stayed taken after the first listener closed: the descriptor holds it.
+	// The port stays taken after Reserve returned: the descriptor holds it.
 	if lis, err := net.Listen("tcp", addr); err == nil {
 		lis.Close()
 		t.Fatalf("%s was free while its socket was held", addr)
 	}
-	lis, err := config.Listen("fd:" + strconv.Itoa(fd))
+	lis, err := config.Listen(setting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +36,19 @@ func TestListenOnAPassedSocket(t *testing.T) {
 		t.Fatalf("accept on the passed socket: %v", err)
 	}
 	conn.Close()
+}
+
+func TestReleaseFreesAnUntakenReservation(t *testing.T) {
+	addr, _, release, err := config.Reserve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("%s still taken after release: %v", addr, err)
+	}
+	lis.Close()
 }
 
 func TestListenRefuses(t *testing.T) {

@@ -9,14 +9,11 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -84,7 +81,7 @@ type Stack struct {
 	mu             sync.Mutex
 	procs          map[string]*proc
 	// reserved holds the sockets reserve opened until listenSpec hands them over.
-	reserved map[string]int
+	reserved map[string]reservation
 }
 
 // proc is one running service.
@@ -401,8 +398,8 @@ func (s *Stack) Stop() error {
 	}
 	s.closeDB()
 	s.mu.Lock()
-	for addr, fd := range s.reserved {
-		_ = syscall.Close(fd)
+	for addr, r := range s.reserved {
+		r.release()
 		delete(s.reserved, addr)
 	}
 	s.mu.Unlock()
@@ -427,34 +424,28 @@ func loadDemo(ctx context.Context, uri string) error {
 	return nil
 }
 
-// reserve opens a listening socket on a free port and keeps it open, as a file descriptor,
+// reserve opens a listening socket on a free port (config.Reserve) and keeps it open
 // for the server that will serve on it (listenSpec hands it over): the port is never free
 // between the pick and the server's start, so nothing else can take it.
 func (s *Stack) reserve() (string, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("reserve a port: %w", err)
-	}
-	defer lis.Close()
-	raw, err := lis.(*net.TCPListener).SyscallConn()
+	addr, setting, release, err := config.Reserve()
 	if err != nil {
 		return "", err
 	}
-	fd, dupErr := -1, error(nil)
-	if err := raw.Control(func(f uintptr) { fd, dupErr = syscall.Dup(int(f)) }); err != nil {
-		return "", err
-	}
-	if dupErr != nil {
-		return "", fmt.Errorf("reserve a port: %w", dupErr)
-	}
-	addr := lis.Addr().String()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reserved == nil {
-		s.reserved = map[string]int{}
+		s.reserved = map[string]reservation{}
 	}
-	s.reserved[addr] = fd
+	s.reserved[addr] = reservation{setting: setting, release: release}
 	return addr, nil
+}
+
+// reservation is a socket reserve holds: the setting that hands it over, and how to close it
+// if nobody took it.
+type reservation struct {
+	setting string
+	release func()
 }
 
 // listenSpec is the setting a server listens on addr with: fd:N the first time, handing
@@ -463,12 +454,12 @@ func (s *Stack) reserve() (string, error) {
 func (s *Stack) listenSpec(addr string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fd, ok := s.reserved[addr]
+	r, ok := s.reserved[addr]
 	if !ok {
 		return addr
 	}
 	delete(s.reserved, addr)
-	return "fd:" + strconv.Itoa(fd)
+	return r.setting
 }
 
 type keyFiles struct {
