@@ -86,7 +86,7 @@ lint: proto-deps ## buf lint, buf format, buf breaking, the OpenAPI linters, gof
 .PHONY: build
 build: ## Build every binary into bin/.
 	mkdir -p bin
-	for svc in servicedesk trading interchange custody compliance; do go build -o bin/$$svc ./services/cmd/$$svc; done
+	for svc in servicedesk trading interchange custody compliance events dispatcher; do go build -o bin/$$svc ./services/cmd/$$svc; done
 	go build -o bin/gateway ./gateway/cmd/gateway
 	go build -o bin/suite ./deploy/local/cmd/suite
 	go build -o bin/suitectl ./deploy/local/cmd/suitectl

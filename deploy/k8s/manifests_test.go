@@ -9,10 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -34,21 +38,39 @@ const (
 	mongoUID   = 999
 )
 
-// wantDeployments are the six binaries of the suite, one Deployment each.
-var wantDeployments = []string{"compliance", "custody", "gateway", "interchange", "servicedesk", "trading"}
+// wantDeployments are the eight binaries of the suite, one Deployment each.
+var wantDeployments = []string{"compliance", "custody", "dispatcher", "events", "gateway", "interchange", "servicedesk", "trading"}
+
+// sharedDatabase names the Deployments that work in another service's
+// database (MONGODB_DATABASE) instead of one named like themselves: the
+// webhook dispatcher delivers from the events service's.
+var sharedDatabase = map[string]string{"dispatcher": "events"}
+
+// webhookKeys is how the events service and the dispatcher get the webhook
+// keyring (keyEnv): from the webhook-keys Secret, never a literal value.
+var webhookKeys = map[string]string{
+	"WEBHOOK_KEYS":        "Secret webhook-keys, key WEBHOOK_KEYS",
+	"WEBHOOK_KEY_CURRENT": "Secret webhook-keys, key WEBHOOK_KEY_CURRENT",
+}
 
 // trustList is INTERNAL_PUBLIC_KEYS of every service: the internal issuers
 // besides the gateway (wantInternalIssuers), sorted, each a key of the
 // internal-public-keys Secret mounted at /etc/suite/internal.
-const trustList = "custody=/etc/suite/internal/custody.pem," +
+const trustList = "compliance=/etc/suite/internal/compliance.pem," +
+	"custody=/etc/suite/internal/custody.pem," +
 	"interchange=/etc/suite/internal/interchange.pem," +
 	"servicedesk=/etc/suite/internal/servicedesk.pem," +
-	"settlement-engine=/etc/suite/internal/settlement-engine.pem"
+	"settlement-engine=/etc/suite/internal/settlement-engine.pem," +
+	"trading=/etc/suite/internal/trading.pem"
 
 // wantKeyEnv are the key settings of each Deployment, and no others (see
-// keyEnv): the gateway signs as the principal; the services trust it and the
-// internal issuers; servicedesk, interchange and custody sign their own calls
-// under their own names; trading signs addresses.
+// keyEnv): the gateway signs as the principal; the services (the events
+// service too) trust it and the internal issuers; the five relays sign their
+// own calls (to peers and to the events log) under their own names; trading
+// also signs addresses; the events service calls no one and signs nothing.
+// The events service seals webhook secrets with the webhook keyring and the
+// dispatcher opens them with it; the dispatcher, which serves no method, has
+// only the gateway's key that every service binary requires.
 var wantKeyEnv = map[string]map[string]string{
 	"gateway": {
 		"PRINCIPAL_PRIVATE_KEY_FILE": "/etc/suite/principal/private.pem",
@@ -61,6 +83,7 @@ var wantKeyEnv = map[string]map[string]string{
 	"trading": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
 		"INTERNAL_PUBLIC_KEYS":      trustList,
+		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/trading/private.pem",
 		"OPERATOR_PRIVATE_KEY_FILE": "/etc/suite/operator/private.pem",
 	},
 	"interchange": {
@@ -76,8 +99,25 @@ var wantKeyEnv = map[string]map[string]string{
 	"compliance": {
 		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
 		"INTERNAL_PUBLIC_KEYS":      trustList,
+		"SERVICE_PRIVATE_KEY_FILE":  "/etc/suite/compliance/private.pem",
+	},
+	"events": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"INTERNAL_PUBLIC_KEYS":      trustList,
+		"WEBHOOK_KEYS":              webhookKeys["WEBHOOK_KEYS"],
+		"WEBHOOK_KEY_CURRENT":       webhookKeys["WEBHOOK_KEY_CURRENT"],
+	},
+	"dispatcher": {
+		"PRINCIPAL_PUBLIC_KEY_FILE": "/etc/suite/principal/public.pem",
+		"WEBHOOK_KEYS":              webhookKeys["WEBHOOK_KEYS"],
+		"WEBHOOK_KEY_CURRENT":       webhookKeys["WEBHOOK_KEY_CURRENT"],
 	},
 }
+
+// unexposedPorts are the named container ports that no Service may expose:
+// the dispatcher's gRPC port serves only the kubelet's health probes (nothing
+// calls it), so no peer address can name it.
+var unexposedPorts = map[string][]string{"dispatcher": {"grpc"}}
 
 // rendered holds the output of one kustomization, decoded strictly into the
 // Kubernetes API types.
@@ -122,8 +162,11 @@ func TestManifests(t *testing.T) {
 			t.Run("inventory", func(t *testing.T) { checkInventory(t, r) })
 			t.Run("keypairs", func(t *testing.T) { checkKeypairs(t, r) })
 			t.Run("secret readers", func(t *testing.T) { checkSecretReaders(t, r) })
+			t.Run("webhook keyring", func(t *testing.T) { checkWebhookKeyring(t, r) })
 			t.Run("trust", func(t *testing.T) { checkTrust(t, r) })
 			t.Run("production", func(t *testing.T) { checkSetting(t, r, "PRODUCTION", tt.wantProduction) })
+			t.Run("webhooks", func(t *testing.T) { checkWebhookSettings(t, r, tt.wantProduction == "true") })
+			t.Run("addresses", func(t *testing.T) { checkAddresses(t, r) })
 			t.Run("operations", func(t *testing.T) { checkOperations(t, r, tt.wantMinScale, tt.wantSpread) })
 			t.Run("network", func(t *testing.T) { checkNetwork(t, r) })
 			t.Run("images", func(t *testing.T) { checkImages(t, r, tt.wantDigests) })
@@ -292,13 +335,17 @@ func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas
 	spec := d.Spec.Template.Spec
 	checkPod(t, owner, spec, serviceUID, true)
 	checkReferences(t, r, owner, spec)
-	checkExposed(t, owner, selecting(r.services, d.Spec.Template.Labels), spec.Containers)
+	checkExposed(t, owner, selecting(r.services, d.Spec.Template.Labels), spec.Containers, unexposedPorts[d.Name]...)
 	app := spec.Containers[0]
 	if !strings.HasPrefix(app.Image, "custody-suite/"+d.Name+":") && !strings.Contains(app.Image, "/custody-suite/"+d.Name+"@sha256:") {
 		t.Errorf("%s: image %q, want custody-suite/%s", owner, app.Image, d.Name)
 	}
-	if got := envValue(app, "MONGODB_DATABASE"); got != d.Name {
-		t.Errorf("%s: MONGODB_DATABASE = %q, want %q (each service owns its database)", owner, got, d.Name)
+	wantDB := d.Name
+	if db, ok := sharedDatabase[d.Name]; ok {
+		wantDB = db
+	}
+	if got := envValue(app, "MONGODB_DATABASE"); got != wantDB {
+		t.Errorf("%s: MONGODB_DATABASE = %q, want %q (each service owns its database; see sharedDatabase)", owner, got, wantDB)
 	}
 	if diff := cmp.Diff(wantKeyEnv[d.Name], keyEnv(app)); diff != "" {
 		t.Errorf("%s: key settings mismatch (-want +got):\n%s", owner, diff)
@@ -320,16 +367,40 @@ func checkDeployment(t *testing.T, r rendered, d appsv1.Deployment, wantReplicas
 	}
 }
 
-// keyEnv returns the container's key settings: the variables named *_KEY_FILE
-// or *_KEYS.
+// keyEnv returns the container's key settings: the variables named
+// *_KEY_FILE, *_KEYS or *_KEY_CURRENT, each with its literal value or, when
+// it comes from a Secret, "Secret <generator name>, key <key>" (any other
+// reference is "unexpected reference").
 func keyEnv(c corev1.Container) map[string]string {
 	env := map[string]string{}
 	for _, e := range c.Env {
-		if strings.HasSuffix(e.Name, "_KEY_FILE") || strings.HasSuffix(e.Name, "_KEYS") {
+		if !strings.HasSuffix(e.Name, "_KEY_FILE") && !strings.HasSuffix(e.Name, "_KEYS") && !strings.HasSuffix(e.Name, "_KEY_CURRENT") {
+			continue
+		}
+		switch {
+		case e.ValueFrom == nil:
 			env[e.Name] = e.Value
+		case e.ValueFrom.SecretKeyRef != nil:
+			ref := e.ValueFrom.SecretKeyRef
+			env[e.Name] = "Secret " + generatorName(ref.Name) + ", key " + ref.Key
+		default:
+			env[e.Name] = "unexpected reference"
 		}
 	}
 	return env
+}
+
+// generatorName strips the content-hash suffix kustomize gives a generated
+// Secret or ConfigMap ("webhook-keys-7t2k9m5bdg" => "webhook-keys").
+func generatorName(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || len(name)-i-1 != 10 {
+		return name
+	}
+	if strings.Trim(name[i+1:], "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+		return name
+	}
+	return name[:i]
 }
 
 // checkSetting asserts that every Deployment's container sees the variable
@@ -346,6 +417,157 @@ func checkSetting(t *testing.T, r rendered, name, want string) {
 			t.Errorf("Deployment %s: %s = %q (from %s), want %q", d.Name, name, got, from, want)
 		}
 	}
+}
+
+// wantDispatcherEnv are the dispatcher's delivery settings (its defaults, set
+// to be visible). WEBHOOK_SCHEDULE stays unset: the default schedule, 13
+// attempts over about 32 h.
+var wantDispatcherEnv = map[string]string{
+	"WEBHOOK_TIMEOUT":   "15s",
+	"SUSPEND_AFTER":     "120h",
+	"DISPATCH_INTERVAL": "100ms",
+	"DELIVERY_LEASE":    "30s",
+	"WEBHOOK_RETENTION": "720h",
+	"WEBHOOK_SCHEDULE":  "",
+}
+
+// webhookDevSwitches let deliveries use http and reach private addresses:
+// development only, refused at start-up with PRODUCTION=true.
+var webhookDevSwitches = []string{"WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOW_PRIVATE"}
+
+// checkWebhookSettings asserts the dispatcher's delivery settings as it sees
+// them (durations it accepts: positive, DELIVERY_LEASE longer than
+// WEBHOOK_TIMEOUT, or it refuses to start), that no ConfigMap carries the
+// webhook keyring (a Secret does), and, in a production render, that no
+// Deployment sees the development switches.
+func checkWebhookSettings(t *testing.T, r rendered, production bool) {
+	i := slices.IndexFunc(r.deployments, func(d appsv1.Deployment) bool { return d.Name == "dispatcher" })
+	if i < 0 {
+		t.Fatal("no Deployment dispatcher")
+	}
+	c := r.deployments[i].Spec.Template.Spec.Containers[0]
+	got := map[string]string{}
+	durations := map[string]time.Duration{}
+	for name := range wantDispatcherEnv {
+		value, _, err := effectiveEnv(r, c, name)
+		if err != nil {
+			t.Errorf("Deployment dispatcher: %s: %v", name, err)
+		}
+		got[name] = value
+		if value == "" {
+			continue
+		}
+		if name == "WEBHOOK_SCHEDULE" {
+			continue
+		}
+		d, err := time.ParseDuration(value)
+		if err != nil || d <= 0 {
+			t.Errorf("Deployment dispatcher: %s=%q: want a positive duration", name, value)
+		}
+		durations[name] = d
+	}
+	if diff := cmp.Diff(wantDispatcherEnv, got); diff != "" {
+		t.Errorf("Deployment dispatcher: delivery settings mismatch (-want +got):\n%s", diff)
+	}
+	if durations["DELIVERY_LEASE"] <= durations["WEBHOOK_TIMEOUT"] {
+		t.Errorf("Deployment dispatcher: DELIVERY_LEASE %s must outlive WEBHOOK_TIMEOUT %s (the dispatcher refuses to start)",
+			durations["DELIVERY_LEASE"], durations["WEBHOOK_TIMEOUT"])
+	}
+	for _, cm := range r.configMaps {
+		for key := range webhookKeys {
+			if _, ok := cm.Data[key]; ok {
+				t.Errorf("ConfigMap %s: holds %s, which belongs in the webhook-keys Secret", cm.Name, key)
+			}
+		}
+	}
+	if !production {
+		return
+	}
+	for _, d := range r.deployments {
+		for _, name := range webhookDevSwitches {
+			value, from, err := effectiveEnv(r, d.Spec.Template.Spec.Containers[0], name)
+			if err != nil || from != "" {
+				t.Errorf("Deployment %s: %s=%q (from %s): never set it where PRODUCTION=true (refused at start-up)", d.Name, name, value, from)
+			}
+		}
+	}
+}
+
+// wantEventsAddr is EVENTS_ADDR as the relays and the gateway must see it: the
+// events Service's gRPC port. Unset, a relay keeps its events in its outboxes
+// (with only a warning) and the gateway dials its default, 127.0.0.1:9006.
+const wantEventsAddr = "events:9000"
+
+// checkAddresses asserts that the five relays and the gateway see EVENTS_ADDR,
+// and that every peer address a Deployment sees (a *_ADDR variable of its env
+// or envFrom naming a host, not a listen address like ":9000") is
+// <Service>:<port> of a Service whose port of that number targets a port
+// named grpc.
+func checkAddresses(t *testing.T, r rendered) {
+	for _, d := range r.deployments {
+		c := d.Spec.Template.Spec.Containers[0]
+		if d.Name == "gateway" || slices.Contains(relays, d.Name) {
+			got, from, err := effectiveEnv(r, c, "EVENTS_ADDR")
+			switch {
+			case err != nil:
+				t.Errorf("Deployment %s: EVENTS_ADDR: %v", d.Name, err)
+			case got != wantEventsAddr:
+				t.Errorf("Deployment %s: EVENTS_ADDR = %q (from %q), want %q", d.Name, got, from, wantEventsAddr)
+			}
+		}
+		names := map[string]bool{}
+		for _, e := range c.Env {
+			names[e.Name] = true
+		}
+		for _, src := range c.EnvFrom {
+			if src.ConfigMapRef == nil {
+				continue
+			}
+			if cm := findConfigMap(r, src.ConfigMapRef.Name); cm != nil {
+				for key := range cm.Data {
+					names[src.Prefix+key] = true
+				}
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(names)) {
+			if !strings.HasSuffix(name, "_ADDR") {
+				continue
+			}
+			addr, _, err := effectiveEnv(r, c, name)
+			if err != nil {
+				t.Errorf("Deployment %s: %s: %v", d.Name, name, err)
+				continue
+			}
+			if addr == "" || strings.HasPrefix(addr, ":") {
+				continue // unset, or where it listens
+			}
+			if err := checkServiceAddr(r, addr); err != nil {
+				t.Errorf("Deployment %s: %s=%q: %v", d.Name, name, addr, err)
+			}
+		}
+	}
+}
+
+// checkServiceAddr checks that addr is <Service>:<port> of a Service port
+// targeting a container port named grpc.
+func checkServiceAddr(r rendered, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(r.services, func(s corev1.Service) bool { return s.Name == host })
+	if i < 0 {
+		return fmt.Errorf("no Service %q", host)
+	}
+	for _, sp := range r.services[i].Spec.Ports {
+		if strconv.Itoa(int(sp.Port)) == port {
+			if sp.TargetPort.String() != "grpc" {
+				return fmt.Errorf("Service %s port %s targets %q, want grpc", host, port, sp.TargetPort.String())
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("Service %s has no port %s", host, port)
 }
 
 // effectiveEnv returns the value of the variable name in container c as the

@@ -19,13 +19,19 @@ const internalSystem = "internal-system"
 // wantCallers says, independently of the manifests, who calls each service's gRPC port: the
 // gateway, the peers whose code dials it (the service desk runs every service's plugin,
 // interchange drives trading's journal and asks custody and compliance, custody asks the service
-// desk and compliance), and the internal systems.
+// desk and compliance, and the five services' outbox relays append to the events log), and the
+// internal systems (the events log's stream admits every internal system). The webhook
+// dispatcher serves no API (its gRPC port answers only the kubelet's health probes): nobody
+// calls it, and it calls no service (it works in the events database and posts to customers'
+// endpoints), so it is in no list.
 var wantCallers = map[string][]string{
 	"servicedesk": {"custody", "gateway", internalSystem},
 	"trading":     {"gateway", "interchange", "servicedesk", internalSystem},
 	"interchange": {"gateway", "servicedesk", internalSystem},
 	"custody":     {"gateway", "interchange", "servicedesk", internalSystem},
 	"compliance":  {"custody", "gateway", "interchange", "servicedesk", internalSystem},
+	"events":      {"compliance", "custody", "gateway", "interchange", "servicedesk", "trading", internalSystem},
+	"dispatcher":  {},
 }
 
 // checkOperations: every Deployment has a PodDisruptionBudget that lets a drain take one pod
@@ -90,9 +96,18 @@ func checkOperations(t *testing.T, r rendered, wantMin int32, wantSpread bool) {
 }
 
 // checkNetwork: each Deployment's pods are selected by a NetworkPolicy; the gateway's HTTP
-// port is open, each service's gRPC port admits exactly wantCallers, every metrics port only
-// Prometheus, and MongoDB only the suite's services, the gateway, its members and its init Job.
+// port is open, each service's gRPC port admits exactly wantCallers (no rule at all when
+// nobody calls it), every metrics port only Prometheus, and MongoDB only the suite's services,
+// the gateway, its members and its init Job, which lets in every Deployment. The policies
+// restrict ingress only (README.md): the dispatcher's deliveries leave for the internet.
 func checkNetwork(t *testing.T, r rendered) {
+	for _, p := range r.netPolicies {
+		if slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) || len(p.Spec.Egress) > 0 {
+			t.Errorf("NetworkPolicy %s: restricts egress; the README says nothing does. If you restrict it, "+
+				"let every pod reach DNS and MongoDB, and the dispatcher TCP 443 to 0.0.0.0/0 except "+
+				"private ranges, then update this test and the README", p.Name)
+		}
+	}
 	for _, d := range r.deployments {
 		pods := labels.Set(d.Spec.Template.Labels)
 		var policy *networkingv1.NetworkPolicy
@@ -126,8 +141,10 @@ func checkNetwork(t *testing.T, r rendered) {
 		want := map[string][]string{"metrics": {"prometheus"}}
 		if d.Name == "gateway" {
 			want["http"] = []string{"anyone"}
-		} else {
-			want["grpc"] = slices.Sorted(slices.Values(wantCallers[d.Name]))
+		} else if callers, ok := wantCallers[d.Name]; !ok {
+			t.Errorf("Deployment %s: not in wantCallers: say who calls it", d.Name)
+		} else if len(callers) > 0 {
+			want["grpc"] = slices.Sorted(slices.Values(callers))
 		}
 		if diff := cmp.Diff(want, byPort); diff != "" {
 			t.Errorf("NetworkPolicy %s: who reaches which port (-want +got):\n%s", policy.Name, diff)
@@ -153,7 +170,37 @@ func checkNetwork(t *testing.T, r rendered) {
 		if diff := cmp.Diff(want, from); diff != "" {
 			t.Errorf("StatefulSet %s: who reaches it (-want +got):\n%s", s.Name, diff)
 		}
+		// Every Deployment works in MongoDB (the dispatcher in the events database).
+		for _, d := range r.deployments {
+			if !admits(r.netPolicies, s.Spec.Template.Labels, d.Spec.Template.Labels) {
+				t.Errorf("StatefulSet %s: no NetworkPolicy lets Deployment %s in", s.Name, d.Name)
+			}
+		}
 	}
+}
+
+// admits reports whether a policy selecting the pods labelled target has an ingress rule
+// whose peers include the pods labelled from (of the same namespace).
+func admits(policies []networkingv1.NetworkPolicy, target, from map[string]string) bool {
+	for _, p := range policies {
+		if sel, err := metav1.LabelSelectorAsSelector(&p.Spec.PodSelector); err != nil || !sel.Matches(labels.Set(target)) {
+			continue
+		}
+		for _, rule := range p.Spec.Ingress {
+			if len(rule.From) == 0 {
+				return true
+			}
+			for _, peer := range rule.From {
+				if peer.PodSelector == nil || peer.IPBlock != nil || peer.NamespaceSelector != nil {
+					continue
+				}
+				if sel, err := metav1.LabelSelectorAsSelector(peer.PodSelector); err == nil && sel.Matches(labels.Set(from)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // peerName names a NetworkPolicy peer for the comparisons above.

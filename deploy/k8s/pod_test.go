@@ -141,8 +141,9 @@ func targets(port intstr.IntOrString, cp corev1.ContainerPort) bool {
 }
 
 // checkExposed asserts that, for every named container port, one of services
-// has a port of the same name whose targetPort reaches it.
-func checkExposed(t *testing.T, owner string, services []corev1.Service, containers []corev1.Container) {
+// has a port of the same name whose targetPort reaches it, except for the
+// ports named in unexposed, which no Service port may reach.
+func checkExposed(t *testing.T, owner string, services []corev1.Service, containers []corev1.Container, unexposed ...string) {
 	t.Helper()
 	if len(services) == 0 {
 		t.Errorf("%s: no Service selects its pods", owner)
@@ -152,6 +153,12 @@ func checkExposed(t *testing.T, owner string, services []corev1.Service, contain
 		for _, cp := range c.Ports {
 			if cp.Name == "" {
 				t.Errorf("%s, container %s: port %d has no name", owner, c.Name, cp.ContainerPort)
+				continue
+			}
+			if slices.Contains(unexposed, cp.Name) {
+				if reaches(services, cp) {
+					t.Errorf("%s, container %s: a Service port reaches container port %s (%d), which must stay in no Service", owner, c.Name, cp.Name, cp.ContainerPort)
+				}
 				continue
 			}
 			if !exposes(services, cp) {
@@ -165,6 +172,23 @@ func exposes(services []corev1.Service, cp corev1.ContainerPort) bool {
 	for _, svc := range services {
 		for _, sp := range svc.Spec.Ports {
 			if sp.Name == cp.Name && targets(sp.TargetPort, cp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reaches reports whether any port of services targets cp, whatever its name
+// (a port without targetPort targets its own number).
+func reaches(services []corev1.Service, cp corev1.ContainerPort) bool {
+	for _, svc := range services {
+		for _, sp := range svc.Spec.Ports {
+			target := sp.TargetPort
+			if target.Type == intstr.Int && target.IntVal == 0 {
+				target = intstr.FromInt32(sp.Port)
+			}
+			if targets(target, cp) {
 				return true
 			}
 		}

@@ -3,6 +3,7 @@ package k8s_test
 import (
 	"crypto/ed25519"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -17,14 +18,29 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// services are the five gRPC services: they trust the gateway's principal key
-// and every internal issuer's key.
-var services = []string{"compliance", "custody", "interchange", "servicedesk", "trading"}
+// services are the six gRPC services (the five business services and the
+// events log): they trust the gateway's principal key and every internal
+// issuer's key.
+var services = []string{"compliance", "custody", "events", "interchange", "servicedesk", "trading"}
+
+// gatewayOnly are the Deployments that verify tokens of the gateway alone:
+// every service binary requires PRINCIPAL_PUBLIC_KEY_FILE, but the webhook
+// dispatcher serves no method (gRPC health only) and trusts no internal
+// issuer.
+var gatewayOnly = []string{"dispatcher"}
+
+// principalReaders are the Deployments that read the gateway's public key.
+var principalReaders = slices.Sorted(slices.Values(slices.Concat(services, gatewayOnly)))
+
+// relays are the five business services: each runs an outbox relay that
+// appends to the events service (EVENTS_ADDR), signed under its own name
+// (SERVICE_PRIVATE_KEY_FILE). The events service is not one of them.
+var relays = []string{"compliance", "custody", "interchange", "servicedesk", "trading"}
 
 // wantSigners are the issuers whose private key is deployed, each in the
 // Deployment named like it (an internal system's issuer is its name), the
-// gateway's through PRINCIPAL_PRIVATE_KEY_FILE.
-var wantSigners = []string{"custody", "gateway", "interchange", "servicedesk"}
+// gateway's through PRINCIPAL_PRIVATE_KEY_FILE: the gateway and the relays.
+var wantSigners = []string{"compliance", "custody", "gateway", "interchange", "servicedesk", "trading"}
 
 // externalIssuers are the issuers the services trust whose private key is
 // deployed nowhere (it belongs to a system outside the suite): issuer => the
@@ -51,7 +67,7 @@ var keyPairs = []struct {
 	{
 		name:          "principal",
 		privateSecret: "principal-signing-key", privateKey: "private.pem", owner: "gateway",
-		publicSecret: "principal-public-key", publicKey: "public.pem", readers: services,
+		publicSecret: "principal-public-key", publicKey: "public.pem", readers: principalReaders,
 	},
 	{
 		name:          "servicedesk internal",
@@ -69,6 +85,16 @@ var keyPairs = []struct {
 		publicSecret: "internal-public-keys", publicKey: "custody.pem", readers: services,
 	},
 	{
+		name:          "trading internal",
+		privateSecret: "trading-internal-key", privateKey: "private.pem", owner: "trading",
+		publicSecret: "internal-public-keys", publicKey: "trading.pem", readers: services,
+	},
+	{
+		name:          "compliance internal",
+		privateSecret: "compliance-internal-key", privateKey: "private.pem", owner: "compliance",
+		publicSecret: "internal-public-keys", publicKey: "compliance.pem", readers: services,
+	},
+	{
 		// The settlement engine is an external system: the suite deploys
 		// only the public half; the private half is an example for the engine.
 		name:         "settlement-engine",
@@ -82,6 +108,14 @@ var keyPairs = []struct {
 		privateSecret: "operator-signing-key", privateKey: "private.pem", owner: "trading",
 		publicFile: "base/secrets/operator-public.pem",
 	},
+}
+
+// secretReaders are the Secrets other than keypairs whose readers are
+// checked (checkSecretReaders): the webhook keyring, which seals the
+// subscriptions' secrets and signing seeds (the events service) and opens
+// them to sign deliveries (the dispatcher).
+var secretReaders = map[string][]string{
+	"webhook-keys": {"dispatcher", "events"},
 }
 
 // checkKeypairs asserts that each pair's Secrets hold an Ed25519 keypair in
@@ -118,11 +152,12 @@ func checkKeypairs(t *testing.T, r rendered) {
 
 // checkSecretReaders asserts that a private key Secret reaches the pods of its
 // one owner only (never the gateway or another service), a private key
-// deployed nowhere is in no Secret, and a public key Secret reaches exactly
-// its readers, by volume, projected volume, env or envFrom.
+// deployed nowhere is in no Secret, and a public key Secret, like each of
+// secretReaders, reaches exactly its readers, by volume, projected volume, env
+// or envFrom.
 func checkSecretReaders(t *testing.T, r rendered) {
+	want := map[string][]string{}
 	for _, kp := range keyPairs {
-		want := map[string][]string{}
 		if kp.privateSecret != "" {
 			want[kp.privateSecret] = []string{"Deployment " + kp.owner}
 		} else {
@@ -134,22 +169,27 @@ func checkSecretReaders(t *testing.T, r rendered) {
 				want[kp.publicSecret] = append(want[kp.publicSecret], "Deployment "+name)
 			}
 		}
-		for name, wantReaders := range want {
-			s := generatedSecret(r, name)
-			if s == nil {
-				t.Errorf("generated Secret %s: not found", name)
-				continue
+	}
+	for secret, readers := range secretReaders {
+		for _, name := range readers {
+			want[secret] = append(want[secret], "Deployment "+name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		s := generatedSecret(r, name)
+		if s == nil {
+			t.Errorf("generated Secret %s: not found", name)
+			continue
+		}
+		var readers []string
+		for _, p := range r.pods() {
+			if readsSecret(p.spec, s.Name) {
+				readers = append(readers, p.owner)
 			}
-			var readers []string
-			for _, p := range r.pods() {
-				if readsSecret(p.spec, s.Name) {
-					readers = append(readers, p.owner)
-				}
-			}
-			slices.Sort(readers)
-			if diff := cmp.Diff(wantReaders, readers); diff != "" {
-				t.Errorf("Secret %s: pods reading it mismatch (-want +got):\n%s", name, diff)
-			}
+		}
+		slices.Sort(readers)
+		if diff := cmp.Diff(want[name], readers); diff != "" {
+			t.Errorf("Secret %s: pods reading it mismatch (-want +got):\n%s", name, diff)
 		}
 	}
 }
@@ -219,7 +259,7 @@ func privateHalf(r rendered, secret, key, file string) (ed25519.PrivateKey, stri
 // other one with a SERVICE_PRIVATE_KEY_FILE in the Deployment of its name), and
 // every service that reads PRINCIPAL_PUBLIC_KEY_FILE trusts exactly those and
 // externalIssuers (INTERNAL_PUBLIC_KEYS), each with the public half of the
-// issuer's private key.
+// issuer's private key; the gatewayOnly Deployments trust the gateway alone.
 func checkTrust(t *testing.T, r rendered) {
 	signers := map[string]ed25519.PublicKey{}
 	for _, d := range r.deployments {
@@ -271,7 +311,11 @@ func checkTrust(t *testing.T, r rendered) {
 			t.Errorf("Deployment %s: INTERNAL_PUBLIC_KEYS names gateway, whose key is PRINCIPAL_PUBLIC_KEY_FILE", d.Name)
 		}
 		files["gateway"] = principal
-		if diff := cmp.Diff(wantIssuers, slices.Sorted(maps.Keys(files))); diff != "" {
+		trusted := wantIssuers
+		if slices.Contains(gatewayOnly, d.Name) {
+			trusted = []string{"gateway"}
+		}
+		if diff := cmp.Diff(trusted, slices.Sorted(maps.Keys(files))); diff != "" {
 			t.Errorf("Deployment %s: trusted issuers mismatch (-want +got):\n%s", d.Name, diff)
 		}
 		for issuer, want := range issuers {
@@ -288,8 +332,61 @@ func checkTrust(t *testing.T, r rendered) {
 		}
 	}
 	slices.Sort(trusting)
-	if diff := cmp.Diff(services, trusting); diff != "" {
+	if diff := cmp.Diff(principalReaders, trusting); diff != "" {
 		t.Errorf("Deployments that verify tokens mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// checkWebhookKeyring asserts that the webhook-keys Secret holds a keyring the
+// events service and the dispatcher accept (webhook.ParseKeyring), and nothing
+// else: WEBHOOK_KEYS is comma-separated id=base64 entries, each id 1 to 32 of
+// A-Z a-z 0-9 _ - and given once, each key 32 bytes in standard, padded
+// base64 and no two alike; WEBHOOK_KEY_CURRENT names one of them.
+func checkWebhookKeyring(t *testing.T, r rendered) {
+	s := generatedSecret(r, "webhook-keys")
+	if s == nil {
+		t.Fatal("generated Secret webhook-keys: not found")
+	}
+	if diff := cmp.Diff([]string{"WEBHOOK_KEYS", "WEBHOOK_KEY_CURRENT"}, slices.Sorted(maps.Keys(s.Data))); diff != "" {
+		t.Errorf("Secret webhook-keys: keys mismatch (-want +got):\n%s", diff)
+	}
+	ids := map[string]bool{}
+	seen := map[string]string{}
+	for i, entry := range strings.Split(string(s.Data["WEBHOOK_KEYS"]), ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		id, b64, ok := strings.Cut(entry, "=")
+		id = strings.TrimSpace(id)
+		switch {
+		case !ok:
+			t.Errorf("WEBHOOK_KEYS entry %d: want id=base64", i+1)
+			continue
+		case id == "" || len(id) > 32 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "":
+			t.Errorf("WEBHOOK_KEYS entry %d: the id must be 1 to 32 of A-Z a-z 0-9 _ -", i+1)
+			continue
+		case ids[id]:
+			t.Errorf("WEBHOOK_KEYS: key %q given twice", id)
+		}
+		ids[id] = true
+		key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
+		switch {
+		case err != nil:
+			t.Errorf("WEBHOOK_KEYS: key %q: not standard, padded base64", id)
+		case len(key) != 32:
+			t.Errorf("WEBHOOK_KEYS: key %q is %d bytes, want 32 (AES-256)", id, len(key))
+		case seen[string(key)] != "":
+			t.Errorf("WEBHOOK_KEYS: key %q is the same key as %q: a rotation needs new random bytes", id, seen[string(key)])
+		default:
+			seen[string(key)] = id
+		}
+	}
+	if len(ids) == 0 {
+		t.Error("WEBHOOK_KEYS: no keys")
+	}
+	if current := string(s.Data["WEBHOOK_KEY_CURRENT"]); !ids[current] {
+		t.Errorf("WEBHOOK_KEY_CURRENT %q: names no key of WEBHOOK_KEYS", current)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/zcustody/suite/platform/principal"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -119,7 +120,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Gateway, error)
 func (g *Gateway) dial(cfg Config) error {
 	for name, addr := range map[string]string{
 		"servicedesk": cfg.ServicedeskAddr, "trading": cfg.TradingAddr, "interchange": cfg.InterchangeAddr,
-		"custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr,
+		"custody": cfg.CustodyAddr, "compliance": cfg.ComplianceAddr, "events": cfg.EventsAddr,
 	} {
 		opts := []grpc.DialOption{
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -166,6 +167,8 @@ func (g *Gateway) mux(ctx context.Context, table *routes.Table) (*runtime.ServeM
 		{"interchange", interchangev1.RegisterInterchangeServiceHandler},
 		{"custody", custodyv1.RegisterCustodyServiceHandler},
 		{"compliance", compliancev1.RegisterComplianceServiceHandler},
+		{"events", eventsv1.RegisterEventsServiceHandler},
+		{"events", eventsv1.RegisterWebhookServiceHandler},
 	}
 	for _, r := range regs {
 		if err := r.reg(ctx, mux, g.backend[r.name]); err != nil {

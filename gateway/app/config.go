@@ -20,6 +20,7 @@ type Config struct {
 	InterchangeAddr string        `env:"INTERCHANGE_ADDR, default=127.0.0.1:9003"`
 	CustodyAddr     string        `env:"CUSTODY_ADDR, default=127.0.0.1:9004"`
 	ComplianceAddr  string        `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
+	EventsAddr      string        `env:"EVENTS_ADDR, default=127.0.0.1:9006"`
 	PrivateKeyFile  string        `env:"PRINCIPAL_PRIVATE_KEY_FILE, required"`
 	LogLevel        string        `env:"LOG_LEVEL, default=info"`
 	SignatureWindow time.Duration `env:"SIGNATURE_WINDOW, default=5m"`

@@ -13,3 +13,13 @@ func Format(t time.Time) string {
 	}
 	return t.UTC().Format(Layout)
 }
+
+// Parse reads a client's timestamp: RFC 3339 (ISO 8601 with a zone, fractions optional),
+// returned in UTC.
+func Parse(text string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}

@@ -122,6 +122,12 @@ func Precondition(code, field, format string, args ...any) *Error {
 	return &Error{Status: codes.FailedPrecondition, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// OutOfRange is a position before what is kept (an events token too old to read on from):
+// the client has to start again from a fresh position.
+func OutOfRange(code, field, format string, args ...any) *Error {
+	return &Error{Status: codes.OutOfRange, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
 // Exists is a 409 ER-104: the field's id is already taken by something else.
 func Exists(field, format string, args ...any) *Error {
 	return &Error{Status: codes.AlreadyExists, Code: CodeExists, Field: field, Message: fmt.Sprintf(format, args...)}

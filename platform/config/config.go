@@ -36,6 +36,11 @@ type Common struct {
 	// GRPCReflection serves gRPC server reflection (it lists every method to anyone who can
 	// reach the port): "true" or "false"; unset, on except with PRODUCTION=true.
 	GRPCReflection string `env:"GRPC_REFLECTION"`
+	// EventsAddr is the events service's gRPC address: the relay hands this service's
+	// outboxes to it every RelayInterval. Unset, the events stay in the outboxes (nothing is
+	// lost; they leave once it is set).
+	EventsAddr    string        `env:"EVENTS_ADDR"`
+	RelayInterval time.Duration `env:"RELAY_INTERVAL, default=100ms"`
 }
 
 // Reflection reports whether the gRPC server serves reflection: GRPC_REFLECTION when set,

@@ -45,6 +45,10 @@ var demoKeys = map[string]bool{
 	"b18d1b72f538a385c115d24cb8d602a3de8de0389283f6c859d301a0b736f83f": true, // deploy/k8s/base/secrets/interchange-public.pem
 	"fd4fe1823eb8dd8b90019043bbfe51716305ededb43eb814432cb1b1b986f6a0": true, // deploy/k8s/base/secrets/custody-public.pem
 	"7b778bbf32502daaadaca0825acb91401978f4f8b8b1403450a9943f57ae8018": true, // deploy/k8s/base/secrets/settlement-engine-public.pem
+	"518a1c9fe57e465011e01df2f286c8084c19d9d005470241f3f82700a382fbea": true, // deploy/local/demo/trading-internal.pub.pem
+	"7289b87768a4c297cc4a9de3f6ac8c2ef2dda1b7a6383bd43dc5dae9f2f0f482": true, // deploy/local/demo/compliance-internal.pub.pem
+	"a05f15e72c1969a91b07b32f5bda2c1e5621b721f8dfdf4948f183ab873cc164": true, // deploy/k8s/base/secrets/trading-public.pem
+	"330749595998f95e109650dfcadebf9f680c170fc69f5d61090a6fb85b131f87": true, // deploy/k8s/base/secrets/compliance-public.pem
 }
 
 // Fingerprint returns the hex SHA-256 of a public key's PKIX DER form.

@@ -146,6 +146,211 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/api/events/deliveries/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List delivery attempts, newest first
+         * @description Every delivery attempt of the company's subscriptions, newest first, with filters.
+         */
+        post: operations["searchWebhookDeliveryAttempts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the company's events in order, from a position
+         * @description Extension: the caller's company's events after a position, oldest first. A client that
+         *      was away pages from the last token it kept until next_token stops moving.
+         */
+        post: operations["searchEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe an HTTPS endpoint to the company's events
+         * @description A maker subscribes an https endpoint; a checker approves it before anything is delivered.
+         *      The answer holds the signing secret, shown this once.
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the company's webhook subscriptions
+         * @description The company's subscriptions, oldest first (at most 20), without secrets.
+         */
+        post: operations["searchWebhookSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a subscription's waiting change
+         * @description A checker other than its maker approves the waiting creation, URL or secret change.
+         */
+        post: operations["approveWebhookSubscriptionChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a suspended or switched-off subscription
+         * @description A maker enables a suspended subscription again (its waiting deliveries resume; nothing is
+         *      re-created).
+         */
+        post: operations["enableWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a subscription's waiting change
+         * @description A checker other than its maker rejects the waiting change; a rejected creation never delivers.
+         */
+        post: operations["rejectWebhookSubscriptionChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend one event, one entity's events, or every failure since a time
+         * @description A maker sends again one event, every event of one entity, or (recover) every delivery that
+         *      failed since a time.
+         */
+        post: operations["resendWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose a new signing secret
+         * @description A maker asks for a new secret, shown this once; once a checker approves, both secrets sign
+         *      for 24 hours, then only the new one.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/events/subscriptions/{subscriptionId}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a subscription's types, switch or URL
+         * @description A maker changes the event types or the switch at once; a new URL waits for a checker.
+         */
+        post: operations["updateWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/api/interchange/settlement/create": {
         parameters: {
             query?: never;
@@ -1142,6 +1347,482 @@ export interface components {
              * @enum {string}
              */
             type?: "Approve" | "Reject";
+        };
+        /**
+         * ApproveSubscriptionChangeResponse
+         * @description Answer of an approval.
+         */
+        ApproveSubscriptionChangeResponse: {
+            /**
+             * subscription
+             * @description The subscription as it is now.
+             */
+            subscription?: components["schemas"]["Subscription"];
+        };
+        /**
+         * CreateSubscriptionRequest
+         * @description Body of a subscription's creation.
+         */
+        CreateSubscriptionRequest: {
+            /**
+             * url
+             * @description The endpoint: https (plain http only where the deployment allows it), a public address.
+             * @example https://hooks.example.com/custody
+             */
+            url: string;
+            /**
+             * types
+             * @description Event types to deliver; empty delivers every type.
+             */
+            types?: string[];
+        };
+        /**
+         * CreateSubscriptionResponse
+         * @description Answer of a creation: the subscription and its signing secret, shown this once.
+         */
+        CreateSubscriptionResponse: {
+            /**
+             * subscription
+             * @description The subscription, waiting for a checker.
+             */
+            subscription?: components["schemas"]["Subscription"];
+            /**
+             * secret
+             * @description The `whsec_…` secret of the `v1` signatures: keep it; it is not shown again.
+             */
+            secret?: string;
+        };
+        /**
+         * DeliveryAttempt
+         * @description One attempt at delivering one event to one subscription.
+         */
+        DeliveryAttempt: {
+            /**
+             * attempt_id
+             * @description Attempt id.
+             */
+            attemptId?: string;
+            /**
+             * subscription_id
+             * @description Subscription id.
+             */
+            subscriptionId?: string;
+            /**
+             * event_id
+             * @description Event id (the webhook-id header).
+             */
+            eventId?: string;
+            /**
+             * event_type
+             * @description Event type.
+             */
+            eventType?: string;
+            /**
+             * attempted_at
+             * @description ISO 8601 UTC time of the attempt.
+             */
+            attemptedAt?: string;
+            /**
+             * duration_ms
+             * Format: int64
+             * @description Milliseconds from sending to the end of the answer.
+             */
+            durationMs?: number | string;
+            /**
+             * outcome
+             * @description DELIVERED, HTTP_ERROR, TIMED_OUT or NO_RESPONSE.
+             */
+            outcome?: string;
+            /**
+             * http_status
+             * Format: int32
+             * @description The HTTP status, when there was an answer.
+             */
+            httpStatus?: number;
+            /**
+             * trigger
+             * @description SCHEDULED, MANUAL or RECOVER.
+             */
+            trigger?: string;
+            /**
+             * response
+             * @description The first 1 KB of the answer's body.
+             */
+            response?: string;
+            /**
+             * detail
+             * @description Why, for TIMED_OUT and NO_RESPONSE.
+             */
+            detail?: string;
+        };
+        /**
+         * EnableSubscriptionResponse
+         * @description Answer of an enabling.
+         */
+        EnableSubscriptionResponse: {
+            /**
+             * subscription
+             * @description The subscription as it is now.
+             */
+            subscription?: components["schemas"]["Subscription"];
+        };
+        /**
+         * Entity
+         * @description What an event is about.
+         */
+        Entity: {
+            /**
+             * type
+             * @description Entity type, e.g. `settlement`.
+             */
+            type?: string;
+            /**
+             * id
+             * @description Entity id.
+             */
+            id?: string;
+            /**
+             * version
+             * Format: int64
+             * @description The entity's event number: +1 per event of this entity.
+             */
+            version?: number | string;
+        };
+        /**
+         * Event
+         * @description An event: one state change of one entity, as every consumer sees it.
+         */
+        Event: {
+            /**
+             * id
+             * @description Event id: the dedupe key, the same in every delivery and resend.
+             */
+            id?: string;
+            /**
+             * type
+             * @description Lowercase dotted type, e.g. `service_request.completed`.
+             */
+            type?: string;
+            /**
+             * timestamp
+             * @description ISO 8601 UTC time of the change.
+             */
+            timestamp?: string;
+            /**
+             * company_id
+             * @description The company the event belongs to; no other company sees it.
+             */
+            companyId?: string;
+            /**
+             * entity
+             * @description What the event is about.
+             */
+            entity?: components["schemas"]["Entity"];
+            /**
+             * data
+             * @description The entity's public fields after the change.
+             */
+            data?: components["schemas"]["Struct"];
+            /**
+             * request
+             * @description request-identifier of the API call that caused the change; empty for timers and sweeps.
+             */
+            request?: string;
+            /**
+             * schema_version
+             * Format: int32
+             * @description Version of this envelope's schema.
+             */
+            schemaVersion?: number;
+            /**
+             * sequence
+             * Format: int64
+             * @description Position in the company's log: 1, 2, 3, … without gaps.
+             */
+            sequence?: number | string;
+        };
+        /**
+         * PendingChange
+         * @description A change waiting for a checker.
+         */
+        PendingChange: {
+            /**
+             * kind
+             * @description CREATE, URL or SECRET.
+             */
+            kind?: string;
+            /**
+             * url
+             * @description The proposed URL (CREATE and URL).
+             */
+            url?: string;
+            /**
+             * proposed_by
+             * @description The maker.
+             */
+            proposedBy?: string;
+            /**
+             * proposed_at
+             * @description ISO 8601 UTC time of the proposal.
+             */
+            proposedAt?: string;
+        };
+        /**
+         * RejectSubscriptionChangeResponse
+         * @description Answer of a rejection.
+         */
+        RejectSubscriptionChangeResponse: {
+            /**
+             * subscription
+             * @description The subscription as it is now.
+             */
+            subscription?: components["schemas"]["Subscription"];
+        };
+        /**
+         * ResendEventsResponse
+         * @description What a resend scheduled.
+         */
+        ResendEventsResponse: {
+            /**
+             * scheduled
+             * Format: int32
+             * @description How many deliveries were scheduled again.
+             */
+            scheduled?: number;
+        };
+        /**
+         * RotateSubscriptionSecretResponse
+         * @description Answer of a rotation: the subscription and the proposed secret, shown this once.
+         */
+        RotateSubscriptionSecretResponse: {
+            /**
+             * subscription
+             * @description The subscription, with the rotation waiting for a checker.
+             */
+            subscription?: components["schemas"]["Subscription"];
+            /**
+             * secret
+             * @description The new `whsec_…` secret: it signs once a checker approves; keep it, it is not shown again.
+             */
+            secret?: string;
+        };
+        /**
+         * SearchDeliveryAttemptsRequest
+         * @description Filters of the attempts list.
+         */
+        SearchDeliveryAttemptsRequest: {
+            /**
+             * subscription_id
+             * @description One subscription.
+             */
+            subscriptionId?: string;
+            /**
+             * event_id
+             * @description One event.
+             */
+            eventId?: string;
+            /**
+             * outcome
+             * @description DELIVERED, HTTP_ERROR, TIMED_OUT or NO_RESPONSE.
+             * @enum {string}
+             */
+            outcome?: "DELIVERED" | "HTTP_ERROR" | "TIMED_OUT" | "NO_RESPONSE";
+            /**
+             * since
+             * @description Attempts at or after this ISO 8601 time.
+             */
+            since?: string;
+            /**
+             * until
+             * @description Attempts before this ISO 8601 time.
+             */
+            until?: string;
+            /**
+             * after
+             * @description next_token of the previous page.
+             */
+            after?: string;
+            /**
+             * limit
+             * Format: int32
+             * @description Page size, 1..500, default 100.
+             */
+            limit?: number | null;
+        };
+        /**
+         * SearchDeliveryAttemptsResponse
+         * @description A page of attempts.
+         */
+        SearchDeliveryAttemptsResponse: {
+            /**
+             * items
+             * @description The attempts, newest first.
+             */
+            items?: components["schemas"]["DeliveryAttempt"][];
+            /**
+             * next_token
+             * @description Token for the next page; empty at the end.
+             */
+            nextToken?: string;
+        };
+        /**
+         * SearchEventsRequest
+         * @description Body of the events search.
+         */
+        SearchEventsRequest: {
+            /**
+             * after
+             * @description Token of the last event already seen (next_token of the previous page, or a stream's
+             *      token); empty starts from the oldest event kept.
+             */
+            after?: string;
+            /**
+             * types
+             * @description Only these event types.
+             */
+            types?: string[];
+            /**
+             * entity_type
+             * @description Only events of this entity type.
+             */
+            entityType?: string;
+            /**
+             * entity_id
+             * @description Only events of this entity id (with entity_type).
+             */
+            entityId?: string;
+            /**
+             * limit
+             * Format: int32
+             * @description Page size, 1..500, default 100.
+             * @example 100
+             */
+            limit?: number | null;
+        };
+        /**
+         * SearchEventsResponse
+         * @description A page of events.
+         */
+        SearchEventsResponse: {
+            /**
+             * items
+             * @description The events, oldest first.
+             */
+            items?: components["schemas"]["Event"][];
+            /**
+             * next_token
+             * @description Token to pass as `after` for the next page: the position of the last event read, or the
+             *      request's own `after` when nothing newer exists.
+             */
+            nextToken?: string;
+            /**
+             * has_more
+             * @description Whether more events existed beyond this page when it was read.
+             */
+            hasMore?: boolean;
+        };
+        /**
+         * SearchSubscriptionsRequest
+         * @description Body of the subscriptions list (no filters).
+         */
+        SearchSubscriptionsRequest: Record<string, never>;
+        /**
+         * SearchSubscriptionsResponse
+         * @description The company's subscriptions.
+         */
+        SearchSubscriptionsResponse: {
+            /**
+             * items
+             * @description The subscriptions, oldest first.
+             */
+            items?: components["schemas"]["Subscription"][];
+        };
+        /**
+         * Subscription
+         * @description A subscription as the company sees it: never its secrets.
+         */
+        Subscription: {
+            /**
+             * subscription_id
+             * @description Subscription id.
+             */
+            subscriptionId?: string;
+            /**
+             * url
+             * @description The endpoint in force.
+             */
+            url?: string;
+            /**
+             * types
+             * @description Event types delivered; empty is every type.
+             */
+            types?: string[];
+            /**
+             * enabled
+             * @description The company's switch.
+             */
+            enabled?: boolean;
+            /**
+             * status
+             * @description PENDING_APPROVAL, ACTIVE, SUSPENDED or REJECTED.
+             */
+            status?: string;
+            /**
+             * suspended_reason
+             * @description Why the dispatcher suspended it.
+             */
+            suspendedReason?: string;
+            /**
+             * suspended_at
+             * @description ISO 8601 UTC time of the suspension.
+             */
+            suspendedAt?: string;
+            /**
+             * public_key
+             * @description The Ed25519 public key (`whpk_…`) that verifies the `v1a` signatures.
+             */
+            publicKey?: string;
+            /**
+             * pending
+             * @description The change waiting for a checker, if any.
+             */
+            pending?: components["schemas"]["PendingChange"];
+            /**
+             * previous_secret_until
+             * @description ISO 8601 UTC time until which the previous secret still signs, during a rotation.
+             */
+            previousSecretUntil?: string;
+            /**
+             * created_by
+             * @description Maker of the subscription.
+             */
+            createdBy?: string;
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt?: string;
+            /**
+             * updated_by
+             * @description Who changed it last.
+             */
+            updatedBy?: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the last change.
+             */
+            updatedAt?: string;
+        };
+        /**
+         * UpdateSubscriptionResponse
+         * @description Answer of a change.
+         */
+        UpdateSubscriptionResponse: {
+            /**
+             * subscription
+             * @description The subscription as it is now.
+             */
+            subscription?: components["schemas"]["Subscription"];
         };
         /**
          * @description Represents a JSON object.
@@ -3347,6 +4028,485 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    searchWebhookDeliveryAttempts: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchDeliveryAttemptsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchDeliveryAttemptsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    searchEvents: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    searchWebhookSubscriptions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchSubscriptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchSubscriptionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    approveWebhookSubscriptionChange: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApproveSubscriptionChangeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    enableWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnableSubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    rejectWebhookSubscriptionChange: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RejectSubscriptionChangeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    resendWebhookEvents: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * event_id
+                     * @description One event.
+                     */
+                    eventId?: string;
+                    /**
+                     * entity_type
+                     * @description Every event of one entity: its type …
+                     */
+                    entityType?: string;
+                    /**
+                     * entity_id
+                     * @description … and id.
+                     */
+                    entityId?: string;
+                    /**
+                     * failed_since
+                     * @description Recover: every delivery whose last attempt failed since this ISO 8601 time.
+                     */
+                    failedSince?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateSubscriptionSecretResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * url
+                     * @description A new endpoint: waits for a checker.
+                     */
+                    url?: string | null;
+                    /**
+                     * types
+                     * @description New event types (replacing the list; an empty list is every type), at once.
+                     */
+                    types?: string[];
+                    /**
+                     * set_types
+                     * @description Whether `types` is to be changed (an empty list is a valid change).
+                     */
+                    setTypes?: boolean;
+                    /**
+                     * enabled
+                     * @description Switch deliveries off (they wait) or on, at once.
+                     */
+                    enabled?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateSubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,4 +1,4 @@
-// Webhook deliveries signed by the suite's Go signer (services/internal/webhook/testdata/
+// Webhook deliveries signed by the suite's Go signer (platform/webhook/testdata/
 // webhook-vectors.json) verify with the published standardwebhooks package, unmodified, and
 // with verifyWebhook; a changed delivery does not.
 import { strict as assert } from "node:assert";
@@ -18,7 +18,7 @@ interface Vector {
   signature: string;
 }
 
-const file = JSON.parse(readFileSync(new URL("../../../../services/internal/webhook/testdata/webhook-vectors.json", import.meta.url), "utf8")) as {
+const file = JSON.parse(readFileSync(new URL("../../../../platform/webhook/testdata/webhook-vectors.json", import.meta.url), "utf8")) as {
   secret: string;
   oldSecret: string;
   publicKey: string;

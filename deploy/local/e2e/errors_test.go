@@ -175,7 +175,7 @@ func secondGateway(t *testing.T, change func(*gatewayapp.Config)) string {
 	cfg := gatewayapp.Config{HTTPAddr: "127.0.0.1:0", MongoURI: s.MongoURI, Database: "gateway",
 		ServicedeskAddr: s.Services["servicedesk"], TradingAddr: s.Services["trading"],
 		InterchangeAddr: s.Services["interchange"], CustodyAddr: s.Services["custody"],
-		ComplianceAddr: s.Services["compliance"], PrivateKeyFile: filepath.Join(env.dataDir, "keys", "gateway-principal.pem"),
+		ComplianceAddr: s.Services["compliance"], EventsAddr: s.Services["events"], PrivateKeyFile: filepath.Join(env.dataDir, "keys", "gateway-principal.pem"),
 		LogLevel: "info", SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
 		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second, CompanyRPS: 500, UserRPS: 200, RateBurst: 400, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	change(&cfg)

@@ -1,5 +1,5 @@
 // Package stack starts the whole suite in one process for local runs and black-box tests:
-// the embedded database (unless a MongoDB URI is given), the five services (each a real gRPC
+// the embedded database (unless a MongoDB URI is given), the six services (each a real gRPC
 // server on its own port), and the gateway.
 package stack
 
@@ -29,6 +29,8 @@ import (
 	"github.com/zcustody/suite/platform/mongodb"
 	complianceapp "github.com/zcustody/suite/services/compliance/app"
 	custodyapp "github.com/zcustody/suite/services/custody/app"
+	eventsapp "github.com/zcustody/suite/services/events/app"
+	dispatchapp "github.com/zcustody/suite/services/events/dispatch/app"
 	interchangeapp "github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	servicedeskapp "github.com/zcustody/suite/services/servicedesk/app"
@@ -130,6 +132,16 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	return s, nil
 }
 
+// demoWebhooks is the local suite's webhook setting: a DEMO-ONLY key-encryption key
+// (published here, never for real secrets), and subscriptions to plain http on loopback
+// allowed, so that a receiver on the developer's machine or in a test can subscribe.
+var demoWebhooks = eventsapp.WebhookConfig{Keys: "demo=ZGVtby1vbmx5LXdlYmhvb2sta2V5LTMyLWJ5dGVzISE=", KeyCurrent: "demo",
+	AllowHTTP: true, AllowPrivate: true}
+
+// LocalSchedule is the local suite's webhook retry schedule: the production one compressed
+// to seconds, so that a retry is seen while one waits.
+const LocalSchedule = "1s,2s,4s,8s,15s,30s,1m ±20%"
+
 type runner func(ctx context.Context, common config.Common, peers map[string]string, logger *slog.Logger) error
 
 func services(opts Options) map[string]runner {
@@ -157,6 +169,17 @@ func services(opts Options) map[string]runner {
 		},
 		complianceapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return complianceapp.Run(ctx, complianceapp.Config{Common: c}, l)
+		},
+		eventsapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
+			c.EventsAddr = "" // the log relays to nobody
+			return eventsapp.Run(ctx, eventsapp.Config{Common: c, SequenceInterval: 50 * time.Millisecond, SequencerLease: 5 * time.Second,
+				Retention: 30 * 24 * time.Hour, WatchPoll: 50 * time.Millisecond, WatchHeartbeat: 5 * time.Second, Webhooks: demoWebhooks}, l)
+		},
+		dispatchapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
+			c.EventsAddr, c.Database = "", eventsapp.Name // it shares the events service's database
+			return dispatchapp.Run(ctx, dispatchapp.Config{Common: c, WebhookConfig: demoWebhooks, Schedule: LocalSchedule,
+				Timeout: 5 * time.Second, SuspendAfter: 5 * 24 * time.Hour, Interval: 50 * time.Millisecond, Lease: 10 * time.Second,
+				Retention: 30 * 24 * time.Hour}, l)
 		},
 	}
 }
@@ -200,6 +223,10 @@ func (s *Stack) launch(name string, again bool) error {
 	if s.opts.Peers != nil {
 		s.opts.Peers(name, peers)
 	}
+	// The embedded database scans a whole collection for each relay query (production's
+	// sparse index makes it free): a relay pass every 200 ms per collection keeps that load
+	// small and an event's delay well under a second.
+	common.EventsAddr, common.RelayInterval = peers[eventsapp.Name], 200*time.Millisecond
 	svcLogger := s.opts.Logger.With("service", name)
 	ctx, cancel := context.WithCancel(s.runCtx)
 	p := &proc{metrics: metricsAddr, cancel: cancel, done: make(chan struct{}), again: again}
@@ -233,7 +260,7 @@ func (s *Stack) metricsAddr(name string, again bool) (string, error) {
 	return s.reserve()
 }
 
-// Metrics returns the metrics address (Prometheus, /metrics) of every process: the five
+// Metrics returns the metrics address (Prometheus, /metrics) of every process: the six
 // services and the gateway.
 func (s *Stack) Metrics() map[string]string {
 	s.mu.Lock()
@@ -308,7 +335,7 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, opts Options, keys key
 	cfg := gatewayapp.Config{HTTPAddr: addr, MetricsAddr: s.listenSpec(gatewayMetrics), MongoURI: s.MongoURI, Database: "gateway",
 		ServicedeskAddr: s.Services[servicedeskapp.Name], TradingAddr: s.Services[tradingapp.Name],
 		InterchangeAddr: s.Services[interchangeapp.Name], CustodyAddr: s.Services[custodyapp.Name],
-		ComplianceAddr: s.Services[complianceapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
+		ComplianceAddr: s.Services[complianceapp.Name], EventsAddr: s.Services[eventsapp.Name], PrivateKeyFile: keys.gatewayPrivate, LogLevel: "info",
 		SignatureWindow: 5 * time.Minute, IdentityTTL: 30 * time.Second, MaxBodyBytes: 1 << 20,
 		RequestTimeout: 15 * time.Second, ShutdownTimeout: 10 * time.Second,
 		CompanyRPS: 500, UserRPS: 200, RateBurst: 400, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
@@ -472,6 +499,8 @@ var internalIssuers = map[string]string{
 	"servicedesk":       "servicedesk-internal",
 	"interchange":       "interchange-internal",
 	"custody":           "custody-internal",
+	"trading":           "trading-internal",
+	"compliance":        "compliance-internal",
 	"settlement-engine": "settlement-engine",
 }
 

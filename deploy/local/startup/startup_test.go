@@ -15,13 +15,15 @@ import (
 	"time"
 )
 
-// binaries are the suite's six main packages, relative to the repository root.
+// binaries are the suite's eight main packages, relative to the repository root.
 var binaries = map[string]string{
 	"servicedesk": "services/cmd/servicedesk",
 	"trading":     "services/cmd/trading",
 	"interchange": "services/cmd/interchange",
 	"custody":     "services/cmd/custody",
 	"compliance":  "services/cmd/compliance",
+	"events":      "services/cmd/events",
+	"dispatcher":  "services/cmd/dispatcher",
 	"gateway":     "gateway/cmd/gateway",
 }
 
@@ -55,11 +57,16 @@ func env(name string) []string {
 	if name == "gateway" {
 		return append(common, "HTTP_ADDR=127.0.0.1:0", "PRINCIPAL_PRIVATE_KEY_FILE="+key("gateway-principal.pem"))
 	}
-	identity := map[string]string{"servicedesk": "servicedesk-internal", "interchange": "interchange-internal", "custody": "custody-internal"}
+	identity := map[string]string{"servicedesk": "servicedesk-internal", "interchange": "interchange-internal", "custody": "custody-internal",
+		"trading": "trading-internal", "compliance": "compliance-internal"}
 	out := append(common, "GRPC_ADDR=127.0.0.1:0", "PRINCIPAL_PUBLIC_KEY_FILE="+key("gateway-principal.pub.pem"),
 		"OPERATOR_PRIVATE_KEY_FILE="+key("operator.pem"))
 	if file, ok := identity[name]; ok {
 		out = append(out, "SERVICE_PRIVATE_KEY_FILE="+key(file+".pem"))
+	}
+	if name == "dispatcher" {
+		// A throw-away keyring: 32 zero bytes.
+		out = append(out, "WEBHOOK_KEYS=t=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "WEBHOOK_KEY_CURRENT=t")
 	}
 	return out
 }

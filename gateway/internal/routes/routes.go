@@ -19,6 +19,7 @@ import (
 	"github.com/zcustody/suite/platform/signing"
 	compliancev1 "github.com/zcustody/suite/proto/compliance/v1"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -52,6 +53,8 @@ func Files() []protoreflect.FileDescriptor {
 		interchangev1.File_interchange_v1_interchange_proto,
 		custodyv1.File_custody_v1_custody_proto,
 		compliancev1.File_compliance_v1_compliance_proto,
+		eventsv1.File_events_v1_events_proto,
+		eventsv1.File_events_v1_webhooks_proto,
 	}
 }
 

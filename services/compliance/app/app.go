@@ -31,7 +31,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 }
 
 // Register builds the compliance service on deps: its store and indexes and its gRPC services.
-func Register(ctx context.Context, deps *app.Deps, _ Config) error {
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	st := store.New(deps.DB)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
@@ -39,5 +39,5 @@ func Register(ctx context.Context, deps *app.Deps, _ Config) error {
 	compliancev1.RegisterComplianceServiceServer(deps.Server.GRPC, server.New(st))
 	compliancev1.RegisterDirectoryServiceServer(deps.Server.GRPC, server.NewDirectory(st, st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB)))
-	return nil
+	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
 }

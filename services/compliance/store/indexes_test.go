@@ -5,15 +5,17 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/compliance"
 	"github.com/zcustody/suite/services/compliance/store"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
-// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes),
+// the relay's and the event log's reads too.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, store.Indexes(), nil))
+	os.Exit(testdb.CheckIndexes(m, append(store.Indexes(), events.LogIndexes("events")...), nil))
 }
 
 // TestEveryQueryShape sends the VASP search with and without its filters, both ways, on an

@@ -11,15 +11,17 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 const (
 	colVASPs         = "vasps"
 	colActivations   = "vasp_activations"
 	colBeneficiaries = "beneficiaries"
-	// maxAttempts bounds the retries of an activation change racing opposite changes.
+	// maxAttempts bounds the attempts of an activation change racing other changes.
 	maxAttempts = 5
 )
 
@@ -40,6 +42,8 @@ func Indexes() []mongodb.Index {
 		// The registry search: the VASPs restricted to the company and the unrestricted ones
 		// (an empty list), each by id.
 		{Collection: colVASPs, Name: "restricted_id", Keys: mongodb.Keys("restrictedCompanies", "_id")},
+		// The relay's search of the activations with events to relay (Outboxes).
+		outbox.Index(colActivations),
 	}
 }
 
@@ -99,38 +103,112 @@ func (s *Store) VASP(ctx context.Context, id string) (compliance.VASP, error) {
 	return compliance.VASP(doc), nil
 }
 
-// SetActivation records a company's activation choice in one atomic upsert; a change of
-// state is appended to the document's history, a repeat of the same state is not.
+// SetActivation records a company's activation choice: a change of state is appended to the
+// document's history and stages its vasp.activated or vasp.deactivated event, in one
+// conditional update of the version read (or the insert of the company's first choice); a
+// repeat of the same state changes nothing and is read back as is. A change that loses to a
+// racing one reads the document again and retries, up to maxAttempts, then gives
+// apperr.ErrConflict.
 func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, active bool, by string) (compliance.Activation, error) {
 	id := activationID(companyID, vaspID)
-	now := s.now().UTC()
-	change := changeDoc{Active: active, At: now, By: by}
-	// Only documents whose state differs are updated; an unchanged state is read back as is.
-	filter := bson.D{{Key: "_id", Value: id}, {Key: "active", Value: bson.D{{Key: "$ne", Value: active}}}}
-	update := bson.D{
-		{Key: "$set", Value: bson.D{{Key: "active", Value: active}, {Key: "updatedAt", Value: now}, {Key: "updatedBy", Value: by}, {Key: "companyId", Value: companyID}, {Key: "vaspId", Value: vaspID}}},
-		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
-		{Key: "$push", Value: bson.D{{Key: "history", Value: change}}},
-	}
 	col := s.db.Collection(colActivations)
-	var doc activationDoc
-	var err error
+	name, named := "", false
 	for range maxAttempts {
-		err = col.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&doc)
-		if !mongo.IsDuplicateKeyError(err) {
-			break
+		cur, exists, err := s.activationState(ctx, id)
+		if err != nil {
+			return compliance.Activation{}, err
 		}
-		// The document exists and was not updated: it is already in the asked state, unless a
-		// racing call of the opposite value won in between; then update it again.
-		err = col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "active", Value: active}}).Decode(&doc)
-		if !errors.Is(err, mongo.ErrNoDocuments) {
-			break
+		if exists && cur.Active == active {
+			return cur.activation(), nil
 		}
+		if !named {
+			if name, err = s.vaspName(ctx, vaspID); err != nil {
+				return compliance.Activation{}, err
+			}
+			named = true
+		}
+		// The database keeps milliseconds: the answer is the stored value.
+		now := s.now().UTC().Truncate(time.Millisecond)
+		next := activationDoc{ID: id, CompanyID: companyID, VASPID: vaspID, Active: active, Version: cur.Version + 1, UpdatedAt: now, UpdatedBy: by}
+		change := changeDoc{Active: active, At: now, By: by}
+		event := activationEvent(ctx, next, name)
+		if !exists {
+			next.History = []changeDoc{change}
+			doc, err := withEvents(next, now, event)
+			if err != nil {
+				return compliance.Activation{}, fmt.Errorf("activation %s: %w", id, err)
+			}
+			_, err = col.InsertOne(ctx, doc)
+			if mongo.IsDuplicateKeyError(err) {
+				continue // a racing first choice was stored meanwhile: read it
+			}
+			if err != nil {
+				return compliance.Activation{}, fmt.Errorf("insert activation %s: %w", id, err)
+			}
+			return next.activation(), nil
+		}
+		set, push, _, err := outbox.Stage(cur.EventSeq, now, event)
+		if err != nil {
+			return compliance.Activation{}, fmt.Errorf("activation %s: %w", id, err)
+		}
+		filter := bson.D{{Key: "_id", Value: id}, {Key: "version", Value: cur.Version}}
+		update := bson.D{
+			{Key: "$set", Value: append(bson.D{{Key: "active", Value: active}, {Key: "version", Value: next.Version},
+				{Key: "updatedAt", Value: now}, {Key: "updatedBy", Value: by}}, set...)},
+			{Key: "$push", Value: append(bson.D{{Key: "history", Value: change}}, push...)},
+		}
+		res, err := col.UpdateOne(ctx, filter, update)
+		if err != nil {
+			return compliance.Activation{}, fmt.Errorf("update activation %s: %w", id, err)
+		}
+		if res.MatchedCount == 1 {
+			return next.activation(), nil
+		}
+		// A racing change moved the version on: read it again.
+	}
+	return compliance.Activation{}, fmt.Errorf("set activation %s: changed concurrently %d times: %w", id, maxAttempts, apperr.ErrConflict)
+}
+
+// activationState is an activation document as SetActivation reads it, with its event
+// sequence (zero for a document stored before it had events).
+type activationState struct {
+	activationDoc
+	EventSeq int64
+}
+
+// activationState reads activation id, and whether it exists.
+func (s *Store) activationState(ctx context.Context, id string) (activationState, bool, error) {
+	var raw bson.Raw
+	err := s.db.Collection(colActivations).FindOne(ctx, bson.D{{Key: "_id", Value: id}},
+		options.FindOne().SetProjection(bson.D{{Key: "history", Value: 0}, {Key: outbox.FieldOutbox, Value: 0}})).Decode(&raw)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return activationState{}, false, nil
 	}
 	if err != nil {
-		return compliance.Activation{}, fmt.Errorf("set activation %s: %w", id, err)
+		return activationState{}, false, fmt.Errorf("find activation %s: %w", id, err)
 	}
-	return doc.activation(), nil
+	var st activationState
+	if err := bson.Unmarshal(raw, &st.activationDoc); err != nil {
+		return st, false, fmt.Errorf("read activation %s: %w", id, err)
+	}
+	st.EventSeq, _ = raw.Lookup(outbox.FieldSeq).AsInt64OK() // absent: zero
+	return st, true, nil
+}
+
+// vaspName is the registry's name of VASP id; none when the registry lacks it.
+func (s *Store) vaspName(ctx context.Context, id string) (string, error) {
+	var doc struct {
+		Name string `bson:"name"`
+	}
+	err := s.db.Collection(colVASPs).FindOne(ctx, bson.D{{Key: "_id", Value: id}},
+		options.FindOne().SetProjection(bson.D{{Key: "name", Value: 1}})).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("find vasp %s: %w", id, err)
+	}
+	return doc.Name, nil
 }
 
 func (d activationDoc) activation() compliance.Activation {

@@ -12,6 +12,7 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/compliance"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 // SearchVASPs returns one page of the VASPs visible to f.CompanyID that match f, sorted by
@@ -52,7 +53,7 @@ func (s *Store) Activations(ctx context.Context, companyID string, vaspIDs []str
 	for i, id := range vaspIDs {
 		keys[i] = activationID(companyID, id)
 	}
-	opts := options.Find().SetProjection(bson.D{{Key: "history", Value: 0}})
+	opts := options.Find().SetProjection(bson.D{{Key: "history", Value: 0}, {Key: outbox.FieldOutbox, Value: 0}})
 	cur, err := s.db.Collection(colActivations).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("find activations of %s: %w", companyID, err)

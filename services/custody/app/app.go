@@ -78,7 +78,7 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	custodyv1.RegisterCustodyLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, owners, plugin.NewLedger(deps.DB)))
 	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
-	return nil
+	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
 }
 
 // userDirectory connects the service desk's identity API, if configured.

@@ -15,6 +15,9 @@ type assetDoc struct {
 	Currency     string `bson:"currency"`
 	CurrencyID   string `bson:"currencyId"`
 	UnitCurrency string `bson:"unitCurrency"`
+	// EventSeq is the event sequence of the asset's trustline (Stellar assets activated
+	// through endpoint 13); zero for the others.
+	EventSeq int64 `bson:"eventSeq,omitempty"`
 }
 
 type walletDoc struct {

@@ -1,7 +1,8 @@
 // Package store is the custody service's MongoDB repository: the `wallets` (whose documents
-// carry their journal accounts) and `fee_estimates` collections, and custody's journal. Every change of a wallet is one single-document write
-// conditional on the status and version the caller read (DESIGN.md §3): renames,
-// deactivations, trustlines and v2 approval decisions.
+// carry their journal accounts) and `fee_estimates` collections, and custody's journal. Every
+// change of a wallet is one single-document write conditional on the status and version the
+// caller read (DESIGN.md §3): renames, deactivations, trustlines and v2 approval decisions;
+// each stages its event in that same write (events.go).
 package store
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/journal"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 const colWallets = "wallets"
@@ -39,6 +41,8 @@ func Indexes() []mongodb.Index {
 	return append([]mongodb.Index{
 		{Collection: colWallets, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
 		{Collection: colWallets, Name: "intent_id", Keys: mongodb.Keys("intent.id"), Unique: true, Sparse: true},
+		// The relay's query of the wallets with events not yet relayed (Outboxes).
+		outbox.Index(colWallets),
 	}, journal.Indexes(journalPrefix)...)
 }
 
@@ -51,7 +55,8 @@ func (s *Store) wallets() *mongo.Collection { return s.db.Collection(colWallets)
 
 // PutWallet creates a wallet or replaces its description as given (demo data and tests),
 // its journal accounts kept, and funds each of its balances through the journal under
-// fixed entry ids (put:<walletId>:<currencyId>): a repeated put moves nothing again.
+// fixed entry ids (put:<walletId>:<currencyId>): a repeated put moves nothing again. Its event
+// sequence and outbox stay as they are: seeding records no event.
 func (s *Store) PutWallet(ctx context.Context, w custody.Wallet) error {
 	doc, err := toDoc(w)
 	if err != nil {
@@ -75,14 +80,23 @@ func (s *Store) PutWallet(ctx context.Context, w custody.Wallet) error {
 	return nil
 }
 
-// InsertWallet creates a wallet under its reserved id; an existing id answers
-// apperr.ErrExists.
+// InsertWallet creates a wallet under its reserved id, with its legacy_wallet.created event
+// (a proposed wallet's too: its status says it awaits approval); an existing id answers
+// apperr.ErrExists and records no event.
 func (s *Store) InsertWallet(ctx context.Context, w custody.Wallet) error {
 	doc, err := toDoc(w)
 	if err != nil {
 		return err
 	}
-	_, err = s.wallets().InsertOne(ctx, doc)
+	set, _, staged, err := outbox.Stage(0, s.now(), walletEvent(ctx, EventLegacyWalletCreated, doc))
+	if err != nil {
+		return fmt.Errorf("insert wallet %s: %w", w.ID, err)
+	}
+	created, err := withEvents(doc, set, staged)
+	if err != nil {
+		return fmt.Errorf("insert wallet %s: %w", w.ID, err)
+	}
+	_, err = s.wallets().InsertOne(ctx, created)
 	if mongo.IsDuplicateKeyError(err) {
 		return fmt.Errorf("insert wallet %s: %w", w.ID, apperr.ErrExists)
 	}
@@ -128,25 +142,62 @@ func (s *Store) ListByCompany(ctx context.Context, companyID string) ([]custody.
 	return out, nil
 }
 
-// Rename sets the name of an ACTIVE wallet still at version, for request requestID, and
-// returns the wallet after the change. A wallet that changed meanwhile (or is gone, or no
-// longer ACTIVE) answers apperr.ErrConflict.
+// Rename sets the name of an ACTIVE wallet still at version, for request requestID, with its
+// legacy_wallet.renamed event, and returns the wallet after the change. A wallet that
+// changed meanwhile (or is gone, or no longer ACTIVE) answers apperr.ErrConflict and
+// records no event.
 func (s *Store) Rename(ctx context.Context, companyID, id string, version int64, requestID, name string) (custody.Wallet, error) {
-	return s.change(ctx, companyID, id, version, requestID, bson.D{{Key: "name", Value: name}})
+	return s.change(ctx, companyID, id, version, requestID, EventLegacyWalletRenamed, func(d *walletDoc) { d.Name = name })
 }
 
 // Deactivate moves an ACTIVE wallet still at version to DEACTIVATED (and not valid), for
-// request requestID. A wallet that changed meanwhile answers apperr.ErrConflict.
+// request requestID, with its legacy_wallet.deactivated event. A wallet that changed
+// meanwhile answers apperr.ErrConflict and records no event.
 func (s *Store) Deactivate(ctx context.Context, companyID, id string, version int64, requestID string) (custody.Wallet, error) {
-	return s.change(ctx, companyID, id, version, requestID, bson.D{{Key: "status", Value: custody.StatusDeactivated}, {Key: "valid", Value: false}})
+	return s.change(ctx, companyID, id, version, requestID, EventLegacyWalletDeactivated, func(d *walletDoc) {
+		d.Status, d.Valid = custody.StatusDeactivated, false
+	})
 }
 
-// change is the one conditional update behind Rename and Deactivate.
-func (s *Store) change(ctx context.Context, companyID, id string, version int64, requestID string, set bson.D) (custody.Wallet, error) {
+// change is the one conditional update behind Rename and Deactivate: edit changes the
+// wallet as read, and the update sets what it may change, with the event of type typ.
+func (s *Store) change(ctx context.Context, companyID, id string, version int64, requestID, typ string, edit func(*walletDoc)) (custody.Wallet, error) {
 	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: companyID},
 		{Key: "status", Value: custody.StatusActive}, {Key: "version", Value: version}}
-	set = append(set, bson.E{Key: "updatedAt", Value: ms(s.now())}, bson.E{Key: "lastRequestId", Value: requestID})
-	return s.update(ctx, id, version, filter, bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}})
+	return s.staged(ctx, id, version, filter, func(before sequenced) (bson.D, error) {
+		now := ms(s.now())
+		after := before.Doc
+		edit(&after)
+		after.UpdatedAt, after.LastRequestID = now, requestID
+		set, push, _, err := outbox.Stage(before.EventSeq, now, walletEvent(ctx, typ, after))
+		if err != nil {
+			return nil, err
+		}
+		set = append(bson.D{{Key: "name", Value: after.Name}, {Key: "status", Value: after.Status}, {Key: "valid", Value: after.Valid},
+			{Key: "updatedAt", Value: now}, {Key: "lastRequestId", Value: requestID}}, set...)
+		return bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: push}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}}, nil
+	})
+}
+
+// staged reads wallet id as filter matches it (the caller's status and version), has build
+// make the update of the wallet as read with its events, numbered after the event sequence
+// read, and applies it under the same filter: the version guard that keeps the change
+// valid keeps the numbering gap-free, and an update that misses records no event. A wallet
+// that no longer matches answers apperr.ErrConflict.
+func (s *Store) staged(ctx context.Context, id string, version int64, filter bson.D, build func(before sequenced) (bson.D, error)) (custody.Wallet, error) {
+	var before sequenced
+	err := s.wallets().FindOne(ctx, filter).Decode(&before)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return custody.Wallet{}, fmt.Errorf("update wallet %s at version %d: %w", id, version, apperr.ErrConflict)
+	}
+	if err != nil {
+		return custody.Wallet{}, fmt.Errorf("read wallet %s: %w", id, err)
+	}
+	update, err := build(before)
+	if err != nil {
+		return custody.Wallet{}, fmt.Errorf("update wallet %s: %w", id, err)
+	}
+	return s.update(ctx, id, version, filter, update)
 }
 
 // update applies one conditional update to wallet id read at version and returns the wallet

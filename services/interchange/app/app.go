@@ -16,7 +16,9 @@ import (
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/store"
 	"github.com/zcustody/suite/services/interchange/whitelist"
+	wstore "github.com/zcustody/suite/services/interchange/whitelist/store"
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/catalog"
@@ -128,5 +130,6 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Handlers()))
 	deps.Every("money recovery", cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace))
-	return nil
+	outboxes := append(store.New(deps.DB, nil).Outboxes(), wstore.New(deps.DB).Outboxes()...)
+	return deps.Relay(cfg.Common, Name, outboxes...)
 }

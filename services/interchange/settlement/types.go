@@ -115,4 +115,8 @@ type Settlement struct {
 	History        []Step
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// EventSeq is the settlement's event sequence as read with Version: the store numbers
+	// the events of the next change after it (each change is guarded, so the two move
+	// together).
+	EventSeq int64
 }

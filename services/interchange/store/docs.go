@@ -83,6 +83,8 @@ type settlementDoc struct {
 	History        []stepDoc   `bson:"history"`
 	CreatedAt      time.Time   `bson:"createdAt"`
 	UpdatedAt      time.Time   `bson:"updatedAt"`
+	// EventSeq is the event sequence (outbox.FieldSeq; absent before the first event).
+	EventSeq int64 `bson:"eventSeq,omitempty"`
 }
 
 // convert maps a slice element by element (never nil, so BSON stores an empty array).
@@ -105,7 +107,7 @@ func toSettlementDoc(s settlement.Settlement) settlementDoc {
 		Parties:   s.Parties(),
 		BodyHash:  s.BodyHash, Status: s.Status, Version: s.Version, PayInAttempt: s.PayInAttempt, PayInHold: s.PayInHold, ReverseAttempt: s.ReverseAttempt, Reason: s.Reason,
 		History:   convert(s.History, func(h settlement.Step) stepDoc { return stepDoc(h) }),
-		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), EventSeq: s.EventSeq}
 	if s.Pending != nil {
 		p := pendingDoc(*s.Pending)
 		d.Pending = &p
@@ -123,7 +125,7 @@ func (d settlementDoc) settlement() settlement.Settlement {
 		Shares:           convert(d.Shares, func(o shareDoc) settlement.Share { return settlement.Share(o) }),
 		BodyHash:         d.BodyHash, Status: d.Status, Version: d.Version, PayInAttempt: d.PayInAttempt, PayInHold: d.PayInHold, ReverseAttempt: d.ReverseAttempt, Reason: d.Reason,
 		History:   convert(d.History, func(h stepDoc) settlement.Step { return settlement.Step(h) }),
-		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
+		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(), EventSeq: d.EventSeq}
 	if d.Pending != nil {
 		p := settlement.Pending(*d.Pending)
 		p.LeaseUntil = p.LeaseUntil.UTC()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/store"
@@ -15,9 +16,10 @@ import (
 	"github.com/zcustody/suite/services/internal/page"
 )
 
-// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes),
+// the events log's that the event tests read included.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, store.Indexes(), map[string]string{
+	os.Exit(testdb.CheckIndexes(m, append(store.Indexes(), events.LogIndexes("events")...), map[string]string{
 		"withdrawals find eq(status) range(completedAt destinationWalletId) sort(decidedAt _id)": "the transit reconciliation's withdrawals " +
 			"done since its window opened: recovery_id bounds that short window, which is then sorted",
 	}))

@@ -62,7 +62,7 @@ func (st *Store) findWithdrawals(ctx context.Context, what string, filter bson.D
 // ran out before cutoff, oldest lease first.
 func (st *Store) StalledSettlements(ctx context.Context, cutoff time.Time, limit int64) ([]settlement.Settlement, error) {
 	filter := bson.D{{Key: "pending.leaseUntil", Value: bson.D{{Key: "$lt", Value: cutoff.UTC()}}}}
-	opts := options.Find().SetSort(bson.D{{Key: "pending.leaseUntil", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit)
+	opts := options.Find().SetSort(bson.D{{Key: "pending.leaseUntil", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit).SetProjection(withoutOutbox)
 	cur, err := st.db.Collection(colSettlements).Find(ctx, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("find stalled settlements: %w", err)

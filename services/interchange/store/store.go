@@ -17,6 +17,7 @@ import (
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
@@ -68,6 +69,9 @@ func Indexes() []mongodb.Index {
 		{Collection: colWithdrawals, Name: "recovery_id", Keys: mongodb.Keys("status", "completedAt", "decidedAt", "_id")},
 		// The sweeper's search for undecided withdrawals past their expiry.
 		{Collection: colWithdrawals, Name: "status_created_id", Keys: mongodb.Keys("status", "createdAt", "_id")},
+		// The relays' search for documents with events to relay (Outboxes).
+		outbox.Index(colSettlements),
+		outbox.Index(colWithdrawals),
 	}
 }
 
@@ -80,11 +84,22 @@ func settlementKey(companyID, requestID string) string { return companyID + ":" 
 
 func (st *Store) stamp() time.Time { return st.now().UTC().Truncate(time.Millisecond) }
 
-// InsertSettlement stores s unless its company already holds its request id; it returns the
-// settlement stored under that key and whether this call stored it.
+// InsertSettlement stores s unless its company already holds its request id, with the
+// events of its status (settlementDrafts) staged in the document; it returns the settlement
+// stored under that key and whether this call stored it (a settlement it did not store
+// staged nothing).
 func (st *Store) InsertSettlement(ctx context.Context, s settlement.Settlement) (settlement.Settlement, bool, error) {
-	_, err := st.db.Collection(colSettlements).InsertOne(ctx, toSettlementDoc(s))
+	set, _, staged, err := stage(0, st.stamp(), settlementDrafts(ctx, s, ""))
+	if err != nil {
+		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
+	}
+	doc, err := withEvents(toSettlementDoc(s), set, staged)
+	if err != nil {
+		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
+	}
+	_, err = st.db.Collection(colSettlements).InsertOne(ctx, doc)
 	if err == nil {
+		s.EventSeq = 1
 		return s, true, nil
 	}
 	if !mongo.IsDuplicateKeyError(err) {
@@ -107,7 +122,7 @@ func (st *Store) SettlementByTracking(ctx context.Context, trackingID string) (s
 
 func (st *Store) findSettlement(ctx context.Context, filter bson.D) (settlement.Settlement, error) {
 	var doc settlementDoc
-	err := st.db.Collection(colSettlements).FindOne(ctx, filter).Decode(&doc)
+	err := st.db.Collection(colSettlements).FindOne(ctx, filter, options.FindOne().SetProjection(withoutOutbox)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return settlement.Settlement{}, fmt.Errorf("settlement: %w", apperr.ErrNotFound)
 	}
@@ -133,19 +148,36 @@ func (st *Store) Renew(ctx context.Context, s settlement.Settlement, until time.
 	return res.MatchedCount == 1, nil
 }
 
-// Finish ends s's pending transition as out says, recording the step in the history, if
-// s's runner (its token) still holds it; otherwise apperr.ErrConflict.
+// Finish ends s's pending transition as out says, recording the step in the history and,
+// when the status changes, its events (settlementDrafts), if s's runner (its token) still
+// holds it; otherwise apperr.ErrConflict, and nothing is staged. The token guards the event
+// sequence too: s is the settlement as its claim left it, and only the holder of the claim
+// changes the status.
 func (st *Store) Finish(ctx context.Context, s settlement.Settlement, out settlement.Outcome) (settlement.Settlement, error) {
+	now := st.stamp()
 	set := bson.D{{Key: "status", Value: out.Status}, {Key: "pending", Value: nil}, {Key: "payInAttempt", Value: out.PayInAttempt},
-		{Key: "payInHold", Value: out.PayInHold}, {Key: "reverseAttempt", Value: out.ReverseAttempt}, {Key: "updatedAt", Value: st.stamp()}}
+		{Key: "payInHold", Value: out.PayInHold}, {Key: "reverseAttempt", Value: out.ReverseAttempt}, {Key: "updatedAt", Value: now}}
+	after := s
+	after.Status, after.Pending, after.UpdatedAt = out.Status, nil, now
 	if out.Status == settlement.StatusRejected || out.Status == settlement.StatusFailed {
 		set = append(set, bson.E{Key: "reason", Value: out.Reason})
+		after.Reason = out.Reason
 	}
-	step := stepDoc{From: s.Status, To: out.Status, Reason: out.Reason, At: st.stamp()}
+	push := bson.D{{Key: "history", Value: stepDoc{From: s.Status, To: out.Status, Reason: out.Reason, At: now}}}
+	if out.Status != s.Status {
+		// A transition that leaves the status as it was (a PAY_IN still short of funds, a
+		// reversal refused) is no change a receiver could see but updatedAt: no event.
+		seqSet, outboxPush, _, err := stage(s.EventSeq, now, settlementDrafts(ctx, after, s.Status))
+		if err != nil {
+			return settlement.Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, err)
+		}
+		set, push = append(set, seqSet...), append(push, outboxPush...)
+	}
 	filter := bson.D{{Key: "_id", Value: settlementKey(s.CompanyID, s.RequestID)}, {Key: "pending.token", Value: s.Pending.Token}}
-	change := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "$push", Value: bson.D{{Key: "history", Value: step}}}}
+	change := bson.D{{Key: "$set", Value: set}, {Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}}, {Key: "$push", Value: push}}
 	var doc settlementDoc
-	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change,
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return settlement.Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, apperr.ErrConflict)
 	}
@@ -167,7 +199,8 @@ func (st *Store) update(ctx context.Context, s settlement.Settlement, set, push 
 		change = append(change, bson.E{Key: "$push", Value: push})
 	}
 	var doc settlementDoc
-	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err := st.db.Collection(colSettlements).FindOneAndUpdate(ctx, filter, change,
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return settlement.Settlement{}, fmt.Errorf("update settlement %s version %d: %w", s.TrackingID, s.Version, apperr.ErrConflict)
 	}
@@ -226,7 +259,8 @@ func visibleTo(company string, venues []string, also ...bson.D) bson.D {
 // searchPage finds one page of col's documents matching filter, sorted by the page's key
 // (then _id), and counts all matches.
 func searchPage[D any](ctx context.Context, col *mongo.Collection, filter bson.D, pg page.Page) ([]D, int64, error) {
-	return mongodb.Search[D](ctx, col, mongodb.Query{Filter: filter, Sort: mongodb.Sorted(sortFields[pg.SortBy], pg.Desc), Skip: pg.Offset, Limit: pg.Limit})
+	return mongodb.Search[D](ctx, col, mongodb.Query{Filter: filter, Sort: mongodb.Sorted(sortFields[pg.SortBy], pg.Desc),
+		Projection: withoutOutbox, Skip: pg.Offset, Limit: pg.Limit})
 }
 
 var (

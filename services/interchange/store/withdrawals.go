@@ -34,6 +34,8 @@ type withdrawalDoc struct {
 	HoldAttempt         int       `bson:"holdAttempt"`
 	// CompletedAt is absent until the money step of the decision is done.
 	CompletedAt time.Time `bson:"completedAt,omitempty"`
+	// EventSeq is the event sequence (outbox.FieldSeq; absent before the first event).
+	EventSeq int64 `bson:"eventSeq,omitempty"`
 }
 
 func (d withdrawalDoc) withdrawal() withdrawal.Withdrawal {
@@ -42,12 +44,18 @@ func (d withdrawalDoc) withdrawal() withdrawal.Withdrawal {
 	return w
 }
 
-// InsertWithdrawal stores w unless its transfer id is taken; it returns the withdrawal
-// stored under the id.
+// InsertWithdrawal stores w unless its transfer id is taken, with the event of its status
+// (withdrawalDrafts) staged in the document; it returns the withdrawal stored under the id
+// (one it did not store staged nothing).
 func (st *Store) InsertWithdrawal(ctx context.Context, w withdrawal.Withdrawal) (withdrawal.Withdrawal, error) {
 	col := st.db.Collection(colWithdrawals)
-	_, err := col.InsertOne(ctx, withdrawalDoc(w))
+	inserted, err := insertedWithdrawal(ctx, w, st.stamp())
+	if err != nil {
+		return withdrawal.Withdrawal{}, fmt.Errorf("insert withdrawal %s: %w", w.TransferID, err)
+	}
+	_, err = col.InsertOne(ctx, inserted)
 	if err == nil {
+		w.EventSeq = 1
 		return w, nil
 	}
 	if !mongo.IsDuplicateKeyError(err) {
@@ -100,17 +108,34 @@ func (st *Store) WithdrawalAtVenues(ctx context.Context, venues []string, transf
 	return doc.withdrawal(), nil
 }
 
-// Decide records the decision on a pending withdrawal, if it is unchanged since read; a
-// changed one is apperr.ErrConflict.
+// insertedWithdrawal is w's document as inserted, with the event of its status staged.
+func insertedWithdrawal(ctx context.Context, w withdrawal.Withdrawal, now time.Time) (bson.D, error) {
+	set, _, staged, err := stage(0, now, withdrawalDrafts(ctx, w, ""))
+	if err != nil {
+		return nil, err
+	}
+	return withEvents(withdrawalDoc(w), set, staged)
+}
+
+// Decide records the decision on a pending withdrawal, and its event (withdrawalDrafts), if
+// it is unchanged since read; a changed one is apperr.ErrConflict, and nothing is staged.
 func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, reason string) (withdrawal.Withdrawal, error) {
 	now := st.stamp()
+	after := w
+	after.Status, after.Reason, after.DecidedAt, after.UpdatedAt = status, reason, now, now
+	seqSet, push, _, err := stage(w.EventSeq, now, withdrawalDrafts(ctx, after, withdrawal.StatusPending))
+	if err != nil {
+		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
+	}
 	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "version", Value: w.Version}}
+	set := append(bson.D{{Key: "status", Value: status}, {Key: "reason", Value: reason}, {Key: "decidedAt", Value: now}, {Key: "updatedAt", Value: now}}, seqSet...)
 	update := bson.D{
-		{Key: "$set", Value: bson.D{{Key: "status", Value: status}, {Key: "reason", Value: reason}, {Key: "decidedAt", Value: now}, {Key: "updatedAt", Value: now}}},
+		{Key: "$set", Value: set},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+		{Key: "$push", Value: push},
 	}
 	var doc withdrawalDoc
-	err := st.db.Collection(colWithdrawals).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err = st.db.Collection(colWithdrawals).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, apperr.ErrConflict)
 	}
@@ -149,12 +174,18 @@ func (st *Store) CompleteWithdrawal(ctx context.Context, w withdrawal.Withdrawal
 // settlement engine goes through CreateWithdrawal): one already there, decided or not, is
 // kept, since its money moved (or not) once. A decided one is stored with its money step
 // done (at the time it is put, unless CompletedAt is set): no hold was ever made for it, so
-// there is nothing for the recovery sweeper to settle or release.
+// there is nothing for the recovery sweeper to settle or release. The event of the status it
+// is put in is staged with it, as InsertWithdrawal does.
 func PutWithdrawal(ctx context.Context, db *mongo.Database, w withdrawal.Withdrawal) error {
+	now := time.Now().UTC().Truncate(time.Millisecond)
 	if withdrawal.DecisionOf(w.Status) != "" && w.CompletedAt.IsZero() {
-		w.CompletedAt = time.Now().UTC().Truncate(time.Millisecond)
+		w.CompletedAt = now
 	}
-	_, err := db.Collection(colWithdrawals).InsertOne(ctx, withdrawalDoc(w))
+	doc, err := insertedWithdrawal(ctx, w, now)
+	if err != nil {
+		return fmt.Errorf("put withdrawal %s: %w", w.TransferID, err)
+	}
+	_, err = db.Collection(colWithdrawals).InsertOne(ctx, doc)
 	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return fmt.Errorf("put withdrawal %s: %w", w.TransferID, err)
 	}

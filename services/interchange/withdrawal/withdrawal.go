@@ -77,6 +77,9 @@ type Withdrawal struct {
 	// CompletedAt is when the money step of the decision was done (zero until then, and on
 	// withdrawals stored before it was recorded): the recovery sweeper completes the rest.
 	CompletedAt time.Time
+	// EventSeq is the withdrawal's event sequence as read with Version: the store numbers
+	// the events of the next change after it (each change is guarded by the version).
+	EventSeq int64
 }
 
 // SameRequest reports whether w and o describe the same withdrawal.

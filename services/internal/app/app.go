@@ -21,8 +21,10 @@ import (
 	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/platform/principal"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/authz"
 	"github.com/zcustody/suite/services/internal/grpcserver"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 // Deps is what a service's wiring needs. Everything it starts (the gRPC server, the
@@ -203,4 +205,36 @@ func Main[C any](name string, run func(context.Context, C, *slog.Logger) error) 
 		stop()
 		os.Exit(1)
 	}
+}
+
+// Relay runs the outbox relay of each collection in outboxes (services/internal/outbox)
+// into the events service at cfg.EventsAddr, as the system principal service, signed with
+// the service's own key (SERVICE_PRIVATE_KEY_FILE). Without an events address it only says
+// so: the events wait in the outboxes.
+func (d *Deps) Relay(cfg config.Common, service string, outboxes ...*mongo.Collection) error {
+	if cfg.EventsAddr == "" {
+		d.Logger.Warn("EVENTS_ADDR is not set: events stay in the outboxes until it is")
+		return nil
+	}
+	signer, err := cfg.ServiceSigner(service)
+	if err != nil {
+		return fmt.Errorf("the outbox relay: %w", err)
+	}
+	if cfg.RelayInterval <= 0 {
+		return fmt.Errorf("RELAY_INTERVAL must be positive")
+	}
+	conn, err := d.Dial("events", cfg.EventsAddr)
+	if err != nil {
+		return err
+	}
+	sink := outbox.NewRemote(eventsv1.NewEventLogServiceClient(conn), signer, service)
+	for _, coll := range outboxes {
+		r := outbox.NewRelay(coll, sink, d.Logger)
+		d.Every("outbox relay "+coll.Name(), cfg.RelayInterval, func(ctx context.Context) {
+			if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {
+				d.Logger.Warn("outbox relay", "collection", coll.Name(), "error", err.Error())
+			}
+		})
+	}
+	return nil
 }

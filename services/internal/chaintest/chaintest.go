@@ -420,3 +420,13 @@ var unlisted = grpc.ServiceDesc{
 		return interceptor(ctx, in, &grpc.UnaryServerInfo{FullMethod: UnlistedMethod}, reached)
 	}}},
 }
+
+// Conn is the client connection to the service through the chain, for tests that make real
+// calls (with AsCaller's context).
+func (c *Chain) Conn() *grpc.ClientConn { return c.conn }
+
+// AsCaller returns a context that calls as p (its token in the outgoing metadata).
+func (c *Chain) AsCaller(t *testing.T, ctx context.Context, p principal.Principal) context.Context {
+	t.Helper()
+	return metadata.AppendToOutgoingContext(ctx, principal.MetadataKey, c.Token(t, p))
+}

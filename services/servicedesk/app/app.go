@@ -75,5 +75,5 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	deps.Every("request sweeper", cfg.SweepInterval, desk.Sweep)
 	servicedeskv1.RegisterServicedeskServiceServer(deps.Server.GRPC, server.New(desk))
 	servicedeskv1.RegisterIdentityServiceServer(deps.Server.GRPC, server.NewIdentity(st))
-	return nil
+	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
 }

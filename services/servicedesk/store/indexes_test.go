@@ -6,14 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/servicedesk"
 	"github.com/zcustody/suite/services/servicedesk/store"
 )
 
-// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes),
+// the relay's and the event log's reads too.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, store.Indexes(), nil))
+	os.Exit(testdb.CheckIndexes(m, append(store.Indexes(), events.LogIndexes("events")...), nil))
 }
 
 // TestEveryQueryShape sends the request search with and without its filters, by each sort

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -58,10 +60,19 @@ type requestDoc struct {
 	Versions      []versionDoc `bson:"versions"`
 }
 
-// InsertRequest stores a new request; apperr.ErrExists when the company already used its
-// endToEndId (the unique index decides between racing creates).
+// InsertRequest stores a new request with its service_request.created event in its outbox;
+// apperr.ErrExists when the company already used its endToEndId (the unique index decides
+// between racing creates, and the loser records no event).
 func (s *Store) InsertRequest(ctx context.Context, r servicedesk.Request) error {
-	_, err := s.db.Collection(colRequests).InsertOne(ctx, toDoc(r))
+	created, err := requestEvent(ctx, r, "")
+	if err != nil {
+		return err
+	}
+	doc, err := withEvents(toDoc(r), r.CreatedAt, created)
+	if err != nil {
+		return fmt.Errorf("request %s: %w", r.ID, err)
+	}
+	_, err = s.db.Collection(colRequests).InsertOne(ctx, doc)
 	if mongo.IsDuplicateKeyError(err) {
 		return fmt.Errorf("request %s: %w", r.EndToEndID, apperr.ErrExists)
 	}
@@ -123,20 +134,32 @@ func (s *Store) findMany(ctx context.Context, filter any, opts *options.FindOpti
 
 // Apply performs transition t on request r in one conditional update: it matches only while
 // the stored request still has r's version and one of t's source statuses, so of racing
-// actions exactly one wins; the others get apperr.ErrConflict. It returns the updated request.
+// actions exactly one wins; the others get apperr.ErrConflict. The same update stages the
+// event of the status the request enters in its outbox, so a loser records none. It returns
+// the updated request.
 func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.Transition, at time.Time) (servicedesk.Request, error) {
 	if !t.Allowed(r.Status) {
 		return r, fmt.Errorf("request %s is %s: %w", r.ID, r.Status, apperr.ErrConflict)
+	}
+	version := int32(len(r.Versions))
+	// The event sequence of the stored request at r's version: the update's guard on that
+	// version also guards the sequence (every event moves the version).
+	seq, err := s.eventSeq(ctx, r.ID, version)
+	if err != nil {
+		return r, err
 	}
 	var prev *servicedesk.Version
 	if n := len(r.Versions); n > 0 {
 		prev = &r.Versions[n-1]
 	}
-	v := servicedesk.Seal(r.ID, r.BodyHash, servicedesk.Version{Number: int32(len(r.Versions) + 1), Action: t.Action, Role: t.Role,
+	v := servicedesk.Seal(r.ID, r.BodyHash, servicedesk.Version{Number: version + 1, Action: t.Action, Role: t.Role,
 		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC(), Reason: t.Reason, Signature: t.Signature}, prev)
 	set := bson.D{{Key: "status", Value: t.To}, {Key: "updatedAt", Value: v.At}, {Key: "version", Value: v.Number}}
+	after := r
+	after.Status, after.UpdatedAt, after.Versions = t.To, v.At, append(slices.Clip(r.Versions), v)
 	if t.Updated != "" {
 		set = append(set, bson.E{Key: "updatedBy", Value: t.Updated})
+		after.UpdatedBy = t.Updated
 	}
 	if t.To == servicedesk.StatusAuthorised {
 		set = append(set, bson.E{Key: "authorisedAt", Value: v.At})
@@ -144,10 +167,19 @@ func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.
 	if t.Reason != "" {
 		set = append(set, bson.E{Key: "failureReason", Value: t.Reason})
 	}
-	filter := bson.D{{Key: "_id", Value: r.ID}, {Key: "version", Value: int32(len(r.Versions))}, {Key: "status", Value: bson.D{{Key: "$in", Value: t.From}}}}
-	update := bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "versions", Value: toVersionDoc(v)}}}}
+	draft, err := requestEvent(ctx, after, r.Status)
+	if err != nil {
+		return r, err
+	}
+	eventSet, eventPush, _, err := outbox.Stage(seq, v.At, draft)
+	if err != nil {
+		return r, fmt.Errorf("request %s: %w", r.ID, err)
+	}
+	filter := bson.D{{Key: "_id", Value: r.ID}, {Key: "version", Value: version}, {Key: "status", Value: bson.D{{Key: "$in", Value: t.From}}}}
+	update := bson.D{{Key: "$set", Value: append(set, eventSet...)},
+		{Key: "$push", Value: append(bson.D{{Key: "versions", Value: toVersionDoc(v)}}, eventPush...)}}
 	var doc requestDoc
-	err := s.db.Collection(colRequests).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err = s.db.Collection(colRequests).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return r, fmt.Errorf("request %s changed concurrently: %w", r.ID, apperr.ErrConflict)
 	}
@@ -155,6 +187,27 @@ func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.
 		return r, fmt.Errorf("update request %s: %w", r.ID, err)
 	}
 	return fromDoc(doc), nil
+}
+
+// eventSeq reads the event sequence of request id, which must still be at version (zero
+// for a request stored before it had events); apperr.ErrConflict when it moved on or is gone.
+func (s *Store) eventSeq(ctx context.Context, id string, version int32) (int64, error) {
+	var doc struct {
+		Version  int32 `bson:"version"`
+		EventSeq int64 `bson:"eventSeq"`
+	}
+	err := s.db.Collection(colRequests).FindOne(ctx, bson.D{{Key: "_id", Value: id}},
+		options.FindOne().SetProjection(bson.D{{Key: "version", Value: 1}, {Key: outbox.FieldSeq, Value: 1}})).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, fmt.Errorf("request %s changed concurrently: %w", id, apperr.ErrConflict)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find request %s: %w", id, err)
+	}
+	if doc.Version != version {
+		return 0, fmt.Errorf("request %s changed concurrently: %w", id, apperr.ErrConflict)
+	}
+	return doc.EventSeq, nil
 }
 
 // RecordFailedAttempt counts one more failed execution of request id and returns the count.

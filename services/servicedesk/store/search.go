@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -17,7 +18,7 @@ var sortFields = map[string]string{"id": "_id", "createdAt": "createdAt", "updat
 // all matches (mongodb.Search).
 func (s *Store) SearchRequests(ctx context.Context, f servicedesk.RequestFilter) ([]servicedesk.Request, int64, error) {
 	docs, total, err := mongodb.Search[requestDoc](ctx, s.db.Collection(colRequests), mongodb.Query{
-		Filter: requestQuery(f), Sort: mongodb.Sorted(sortFields[f.SortBy], f.Desc), Projection: bson.D{{Key: "versions", Value: 0}},
+		Filter: requestQuery(f), Sort: mongodb.Sorted(sortFields[f.SortBy], f.Desc), Projection: bson.D{{Key: "versions", Value: 0}, {Key: outbox.FieldOutbox, Value: 0}},
 		Skip: f.Offset, Limit: f.Limit,
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
@@ -47,6 +48,8 @@ func Indexes() []mongodb.Index {
 		// unexecuted.
 		{Collection: colRequests, Name: "status_expires", Keys: mongodb.Keys("status", "expiresAt")},
 		{Collection: colRequests, Name: "status_authorised", Keys: mongodb.Keys("status", "authorisedAt")},
+		// The relay's search of the requests with events to relay (Outboxes).
+		outbox.Index(colRequests),
 	}
 }
 

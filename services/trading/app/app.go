@@ -61,5 +61,5 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	tradingv1.RegisterTradingLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB), operatorKey))
 	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
-	return nil
+	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
 }

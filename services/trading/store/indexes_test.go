@@ -5,15 +5,17 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/internal/page"
 	"github.com/zcustody/suite/services/trading"
 	"github.com/zcustody/suite/services/trading/store"
 )
 
-// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes), the
+// relay's and the reads of the log the events tests relay to included.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, store.Indexes(), map[string]string{
+	os.Exit(testdb.CheckIndexes(m, append(store.Indexes(), events.LogIndexes("events")...), map[string]string{
 		"prices find {}": "every price, one per currency, read once per PriceTTL",
 	}))
 }

@@ -1,5 +1,6 @@
 // Package store is the trading service's MongoDB repository: wallets (whose documents carry
-// their journal accounts), vault_addresses, prices, and trading's journal.
+// their journal accounts), vault_addresses, prices, and trading's journal. A wallet's or an
+// address's change stages its event in the same write (events.go).
 package store
 
 import (
@@ -14,6 +15,7 @@ import (
 
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/internal/journal"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -44,7 +46,8 @@ func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(
 // Indexes are the indexes the queries and the idempotency guards rely on, trading's
 // journal's included. A wallet search is sorted by id, createdAt or updatedAt (then _id)
 // within its scope, the company's wallets or (an $or branch) those held at the venues it
-// operates: each has an index for every sort; an address list by id or createdAt.
+// operates: each has an index for every sort; an address list by id or createdAt. Wallets
+// and addresses carry an outbox (Outboxes), each with the relay's index.
 func Indexes() []mongodb.Index {
 	return append(journal.Indexes(journalPrefix),
 		mongodb.Index{Collection: colWallets, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
@@ -57,6 +60,9 @@ func Indexes() []mongodb.Index {
 		mongodb.Index{Collection: colAddresses, Name: "wallet_currency", Keys: mongodb.Keys("walletId", "currencyId"), Unique: true},
 		mongodb.Index{Collection: colAddresses, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
 		mongodb.Index{Collection: colAddresses, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		// The relay's query of the documents with events not yet relayed.
+		outbox.Index(colWallets),
+		outbox.Index(colAddresses),
 	)
 }
 

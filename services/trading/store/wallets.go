@@ -15,6 +15,7 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/internal/journal"
+	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -68,12 +69,16 @@ func (d walletDoc) wallet() (trading.Wallet, error) {
 	return w, nil
 }
 
-// InsertWallet inserts w under its reserved id and returns the stored wallet. If the id is
-// taken it returns the wallet already stored (a repeated execution): the caller checks its
-// RequestID.
+// InsertWallet inserts w under its reserved id, with its wallet.created event, and returns
+// the stored wallet. If the id is taken it returns the wallet already stored (a repeated
+// execution), and records no event: the caller checks its RequestID.
 func (s *Store) InsertWallet(ctx context.Context, w trading.Wallet) (trading.Wallet, error) {
 	col := s.db.Collection(colWallets)
-	_, err := col.InsertOne(ctx, toWalletDoc(w))
+	created, err := s.newWalletDocument(ctx, w)
+	if err != nil {
+		return trading.Wallet{}, err
+	}
+	_, err = col.InsertOne(ctx, created)
 	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return trading.Wallet{}, fmt.Errorf("insert wallet %s: %w", w.ID, err)
 	}
@@ -84,12 +89,13 @@ func (s *Store) InsertWallet(ctx context.Context, w trading.Wallet) (trading.Wal
 	return doc.wallet()
 }
 
-// withoutMarkers leaves the journal's markers out of wallet reads (bounded, but of no use
-// to a reader).
-var withoutMarkers = bson.D{{Key: "ledgerMarkers", Value: 0}}
+// withoutMarkers leaves the journal's markers and the events not yet relayed out of wallet
+// reads (bounded, but of no use to a reader).
+var withoutMarkers = bson.D{{Key: "ledgerMarkers", Value: 0}, {Key: outbox.FieldOutbox, Value: 0}}
 
 // PutWallet creates a wallet or replaces its description (demo data; requests go through
-// InsertWallet and Deactivate). Its accounts are the journal's and stay as they are.
+// InsertWallet and Deactivate). Its accounts are the journal's and stay as they are, and so
+// do its event sequence and outbox: seeding records no event.
 func (s *Store) PutWallet(ctx context.Context, w trading.Wallet) error {
 	doc := toWalletDoc(w)
 	set := bson.D{{Key: "venueId", Value: doc.VenueID}, {Key: "name", Value: doc.Name}, {Key: "status", Value: doc.Status},
@@ -119,19 +125,37 @@ func (s *Store) Wallet(ctx context.Context, companyID, id string) (trading.Walle
 	return doc.wallet()
 }
 
-// Deactivate deactivates w in one conditional update guarded by its status (ACTIVE) and
-// version; requestID is recorded as DeactivatedBy. A wallet changed since w was read gives
-// apperr.ErrConflict.
+// Deactivate deactivates w, with its wallet.deactivated event, in one conditional update
+// guarded by its status (ACTIVE) and version; requestID is recorded as DeactivatedBy. The
+// event is numbered after the event sequence read at that version. A wallet changed since w
+// was read gives apperr.ErrConflict, and records no event.
 func (s *Store) Deactivate(ctx context.Context, w trading.Wallet, requestID string) (trading.Wallet, error) {
+	col := s.db.Collection(colWallets)
 	filter := bson.D{{Key: "_id", Value: w.ID}, {Key: "companyId", Value: w.CompanyID},
 		{Key: "status", Value: trading.StatusActive}, {Key: "version", Value: w.Version}}
+	var before sequenced
+	err := col.FindOne(ctx, filter, options.FindOne().SetProjection(withoutMarkers)).Decode(&before)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return trading.Wallet{}, fmt.Errorf("deactivate wallet %s version %d: %w", w.ID, w.Version, apperr.ErrConflict)
+	}
+	if err != nil {
+		return trading.Wallet{}, fmt.Errorf("read wallet %s: %w", w.ID, err)
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	after := before.Doc
+	after.Status, after.UpdatedAt = trading.StatusDeactivated, now
+	set, push, _, err := outbox.Stage(before.EventSeq, now, walletEvent(ctx, EventWalletDeactivated, after))
+	if err != nil {
+		return trading.Wallet{}, fmt.Errorf("deactivate wallet %s: %w", w.ID, err)
+	}
 	update := bson.D{
-		{Key: "$set", Value: bson.D{{Key: "status", Value: trading.StatusDeactivated},
-			{Key: "updatedAt", Value: s.now().UTC().Truncate(time.Millisecond)}, {Key: "deactivatedBy", Value: requestID}}},
+		{Key: "$set", Value: append(bson.D{{Key: "status", Value: trading.StatusDeactivated},
+			{Key: "updatedAt", Value: now}, {Key: "deactivatedBy", Value: requestID}}, set...)},
+		{Key: "$push", Value: push},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
 	}
 	var doc walletDoc
-	err := s.db.Collection(colWallets).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err = col.FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return trading.Wallet{}, fmt.Errorf("deactivate wallet %s version %d: %w", w.ID, w.Version, apperr.ErrConflict)
 	}
@@ -139,6 +163,12 @@ func (s *Store) Deactivate(ctx context.Context, w trading.Wallet, requestID stri
 		return trading.Wallet{}, fmt.Errorf("deactivate wallet %s: %w", w.ID, err)
 	}
 	return doc.wallet()
+}
+
+// sequenced is a wallet document with its event sequence (zero before its first event).
+type sequenced struct {
+	Doc      walletDoc `bson:",inline"`
+	EventSeq int64     `bson:"eventSeq"`
 }
 
 // walletScope is the wallets a caller may see: its company's, and those held at the venues

@@ -16,6 +16,8 @@ var internalIssuers = map[string]string{
 	"servicedesk":       "servicedesk-internal",
 	"interchange":       "interchange-internal",
 	"custody":           "custody-internal",
+	"trading":           "trading-internal",
+	"compliance":        "compliance-internal",
 	"settlement-engine": "settlement-engine",
 }
 

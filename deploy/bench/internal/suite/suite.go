@@ -19,8 +19,9 @@ import (
 	"time"
 )
 
-// Services in start order, then the gateway.
-var Services = []string{"compliance", "trading", "custody", "interchange", "servicedesk"}
+// Services in start order, then the gateway: the events service first, which every other
+// service's outbox relay hands its events to.
+var Services = []string{"events", "compliance", "trading", "custody", "interchange", "servicedesk"}
 
 // binaries maps each binary to its main package, relative to the repository root.
 var binaries = map[string]string{
@@ -30,6 +31,7 @@ var binaries = map[string]string{
 	"interchange": "./services/cmd/interchange",
 	"custody":     "./services/cmd/custody",
 	"compliance":  "./services/cmd/compliance",
+	"events":      "./services/cmd/events",
 	"gateway":     "./gateway/cmd/gateway",
 }
 

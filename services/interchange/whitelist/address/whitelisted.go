@@ -66,6 +66,9 @@ type Whitelisted struct {
 	// that deactivated it. They make a repeated execution recognisable as a repeat.
 	RequestID     string
 	DeactivatedBy string
+	// EventSeq is the address's event sequence as read with Version: the store numbers the
+	// events of the next change after it (each change is guarded by the version).
+	EventSeq int64
 }
 
 // BlockchainID is the contract's `<chain>-<chain>` form of a ledger code: the currency id of

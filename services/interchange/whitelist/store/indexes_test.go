@@ -5,15 +5,17 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/interchange/whitelist/store"
 	"github.com/zcustody/suite/services/internal/page"
 )
 
-// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes).
+// TestMain checks that an index covers every query the tests send (testdb.CheckIndexes),
+// the events log's that the event tests read included.
 func TestMain(m *testing.M) {
-	os.Exit(testdb.CheckIndexes(m, store.Indexes(), nil))
+	os.Exit(testdb.CheckIndexes(m, append(store.Indexes(), events.LogIndexes("events")...), nil))
 }
 
 // TestEveryQueryShape sends both lists with and without their filters, by each sort key both

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 const (
@@ -40,6 +41,8 @@ func Indexes() []mongodb.Index {
 		{Collection: colSettlement, Name: "company_venue_currency", Keys: mongodb.Keys("companyId", "venueId", "currencyId"), Unique: true},
 		{Collection: colSettlement, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
 		{Collection: colSettlement, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
+		// The relay's search for addresses with events to relay (Outboxes).
+		outbox.Index(colWhitelisted),
 	}
 }
 

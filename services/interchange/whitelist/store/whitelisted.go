@@ -14,6 +14,7 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 type whitelistedDoc struct {
@@ -37,6 +38,8 @@ type whitelistedDoc struct {
 	Version         int64     `bson:"version"`
 	RequestID       string    `bson:"requestId"`
 	DeactivatedBy   string    `bson:"deactivatedBy"`
+	// EventSeq is the event sequence (outbox.FieldSeq; absent before the first event).
+	EventSeq int64 `bson:"eventSeq,omitempty"`
 }
 
 // inactiveKey is activeKey of an address that is no longer ACTIVE: unique, and never equal
@@ -52,38 +55,49 @@ func toWhitelistedDoc(w address.Whitelisted) whitelistedDoc {
 		BlockchainID: address.BlockchainID(w.Blockchain), Purposes: w.Purposes, BeneficiaryID: w.BeneficiaryID,
 		BeneficiaryName: w.BeneficiaryName, Notes: w.Notes, Hosted: w.Hosted, VaspID: w.VaspID, VaspName: w.VaspName,
 		Status: w.Status, ActiveKey: key, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt.UTC().Truncate(time.Millisecond),
-		UpdatedAt: w.UpdatedAt.UTC().Truncate(time.Millisecond), Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy}
+		UpdatedAt: w.UpdatedAt.UTC().Truncate(time.Millisecond), Version: w.Version, RequestID: w.RequestID, DeactivatedBy: w.DeactivatedBy,
+		EventSeq: w.EventSeq}
 }
 
 func (d whitelistedDoc) whitelisted() address.Whitelisted {
 	return address.Whitelisted{ID: d.ID, CompanyID: d.CompanyID, Address: d.Address, Blockchain: d.Blockchain, Purposes: d.Purposes,
 		BeneficiaryID: d.BeneficiaryID, BeneficiaryName: d.BeneficiaryName, Notes: d.Notes, Hosted: d.Hosted, VaspID: d.VaspID,
 		VaspName: d.VaspName, Status: d.Status, CreatedBy: d.CreatedBy, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(),
-		Version: d.Version, RequestID: d.RequestID, DeactivatedBy: d.DeactivatedBy}
+		Version: d.Version, RequestID: d.RequestID, DeactivatedBy: d.DeactivatedBy, EventSeq: d.EventSeq}
 }
 
-// InsertWhitelisted inserts w under its reserved id and returns the stored address. If the
-// id is taken it returns the address already stored (a repeated execution: the caller checks
-// its RequestID); if the company already holds the address ACTIVE on the blockchain it
-// returns apperr.ErrExists.
+// InsertWhitelisted inserts w under its reserved id, with its event (whitelisted_address.created)
+// staged in the document, and returns the stored address. If the id is taken it returns the
+// address already stored (a repeated execution: the caller checks its RequestID); if the
+// company already holds the address ACTIVE on the blockchain it returns apperr.ErrExists.
+// An address it did not insert staged nothing.
 func (s *Store) InsertWhitelisted(ctx context.Context, w address.Whitelisted) (address.Whitelisted, error) {
 	col := s.db.Collection(colWhitelisted)
-	_, err := col.InsertOne(ctx, toWhitelistedDoc(w))
+	set, _, staged, err := outbox.Stage(0, s.stamp(), whitelistedDraft(ctx, EventWhitelistedCreated, w, ""))
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
+	}
+	doc, err := withEvents(toWhitelistedDoc(w), set, staged)
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
+	}
+	_, err = col.InsertOne(ctx, doc)
 	if err == nil {
+		w.EventSeq = staged[len(staged)-1].Entity.Version
 		return w, nil
 	}
 	if !mongo.IsDuplicateKeyError(err) {
 		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
 	}
-	var doc whitelistedDoc
-	err = col.FindOne(ctx, bson.D{{Key: "_id", Value: w.ID}}).Decode(&doc)
+	var stored whitelistedDoc
+	err = col.FindOne(ctx, bson.D{{Key: "_id", Value: w.ID}}).Decode(&stored)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return address.Whitelisted{}, fmt.Errorf("whitelist %s %s: %w", w.Blockchain, w.Address, apperr.ErrExists)
 	}
 	if err != nil {
 		return address.Whitelisted{}, fmt.Errorf("read whitelisted address %s: %w", w.ID, err)
 	}
-	return doc.whitelisted(), nil
+	return stored.whitelisted(), nil
 }
 
 // Whitelisted returns the company's whitelisted address id, or apperr.ErrNotFound (also when
@@ -111,18 +125,28 @@ func (s *Store) findWhitelisted(ctx context.Context, filter bson.D) (address.Whi
 }
 
 // DeactivateWhitelisted deactivates w in one conditional update guarded by its status
-// (ACTIVE) and version, and frees its active key; requestID is recorded as DeactivatedBy.
-// An address changed since w was read gives apperr.ErrConflict.
+// (ACTIVE) and version, and frees its active key; requestID (the service request) is
+// recorded as DeactivatedBy. The update stages the event whitelisted_address.deactivated.
+// An address changed since w was read gives apperr.ErrConflict, and nothing is staged.
 func (s *Store) DeactivateWhitelisted(ctx context.Context, w address.Whitelisted, requestID string) (address.Whitelisted, error) {
+	now := s.stamp()
+	after := w
+	after.Status, after.UpdatedAt, after.DeactivatedBy = address.StatusDeactivated, now, requestID
+	seqSet, push, _, err := outbox.Stage(w.EventSeq, now, whitelistedDraft(ctx, EventWhitelistedDeactivated, after, w.Status))
+	if err != nil {
+		return address.Whitelisted{}, fmt.Errorf("deactivate whitelisted address %s: %w", w.ID, err)
+	}
 	filter := bson.D{{Key: "_id", Value: w.ID}, {Key: "companyId", Value: w.CompanyID},
 		{Key: "status", Value: address.StatusActive}, {Key: "version", Value: w.Version}}
+	set := append(bson.D{{Key: "status", Value: address.StatusDeactivated}, {Key: "activeKey", Value: inactiveKey(w.ID)},
+		{Key: "updatedAt", Value: now}, {Key: "deactivatedBy", Value: requestID}}, seqSet...)
 	update := bson.D{
-		{Key: "$set", Value: bson.D{{Key: "status", Value: address.StatusDeactivated}, {Key: "activeKey", Value: inactiveKey(w.ID)},
-			{Key: "updatedAt", Value: s.now().UTC().Truncate(time.Millisecond)}, {Key: "deactivatedBy", Value: requestID}}},
+		{Key: "$set", Value: set},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},
+		{Key: "$push", Value: push},
 	}
 	var doc whitelistedDoc
-	err := s.db.Collection(colWhitelisted).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
+	err = s.db.Collection(colWhitelisted).FindOneAndUpdate(ctx, filter, update, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return address.Whitelisted{}, fmt.Errorf("deactivate whitelisted address %s version %d: %w", w.ID, w.Version, apperr.ErrConflict)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/services/internal/webhook"
+	"github.com/zcustody/suite/platform/webhook"
 )
 
 var updateVectors = flag.Bool("update-vectors", false, "rewrite testdata/webhook-vectors.json with new keys")
@@ -205,7 +205,7 @@ func writeVectors(t *testing.T) {
 	if _, err := rand.Read(seed); err != nil {
 		t.Fatal(err)
 	}
-	f := vectorFile{Comment: "Webhook deliveries signed by services/internal/webhook with test keys; checked by its Go tests and by clients/typescript with the standardwebhooks package.",
+	f := vectorFile{Comment: "Webhook deliveries signed by platform/webhook with test keys; checked by its Go tests and by clients/typescript with the standardwebhooks package.",
 		Secret: secret.String(), OldSecret: old.String(), Seed: base64.StdEncoding.EncodeToString(seed),
 		PublicKey: webhook.PublicKey(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey))}
 	for _, v := range cases {

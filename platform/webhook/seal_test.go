@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zcustody/suite/services/internal/webhook"
+	"github.com/zcustody/suite/platform/webhook"
 )
 
 const (

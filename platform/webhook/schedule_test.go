@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zcustody/suite/services/internal/webhook"
+	"github.com/zcustody/suite/platform/webhook"
 )
 
 func TestDefaultScheduleSpansADay(t *testing.T) {

@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/events"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/outbox"
+)
+
+// Events custody records with its changes (docs/decisions.md, "Events: the outbox"): each is
+// staged in the same single-document write as the change it describes. A wallet's document
+// carries the events of the wallet (its eventSeq numbers them) and of its trustlines (each
+// trustline numbers its own, in its asset entry).
+const (
+	EntityLegacyWallet = "legacy_wallet"
+	EntityTrustline    = "trustline"
+
+	EventLegacyWalletCreated     = "legacy_wallet.created"
+	EventLegacyWalletApproved    = "legacy_wallet.approved"
+	EventLegacyWalletRejected    = "legacy_wallet.rejected"
+	EventLegacyWalletRenamed     = "legacy_wallet.renamed"
+	EventLegacyWalletDeactivated = "legacy_wallet.deactivated"
+	EventTrustlineActivated      = "trustline.activated"
+)
+
+// TrustlineID is the entity id of the trustline of currencyID on wallet walletID: unique,
+// since a wallet id is and a wallet holds one trustline per asset.
+func TrustlineID(walletID, currencyID string) string { return walletID + ":" + currencyID }
+
+// Outboxes are the collections whose documents carry an outbox: the app runs an
+// outbox.Relay over each.
+func (s *Store) Outboxes() []*mongo.Collection { return []*mongo.Collection{s.wallets()} }
+
+// requestID is the request-identifier of the API call ctx belongs to; empty outside one.
+func requestID(ctx context.Context) string {
+	r, _ := logging.FromContext(ctx)
+	return r.ID
+}
+
+// withEvents is a new document: doc's fields, then the outbox fields that record the events
+// Stage returned (set: eventSeq and hasPending; the staged events as the outbox).
+func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := bson.Raw(raw).Elements()
+	if err != nil {
+		return nil, err
+	}
+	out := make(bson.D, 0, len(elems)+len(set)+1)
+	for _, e := range elems {
+		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	out = append(out, set...)
+	box := make(bson.A, len(staged))
+	for i, e := range staged {
+		box[i] = e.Document()
+	}
+	return append(out, bson.E{Key: outbox.FieldOutbox, Value: box}), nil
+}
+
+// withoutSeq is the $set Stage returned less the document's event sequence: for the events
+// of an entity that keeps its sequence elsewhere in the document (a trustline).
+func withoutSeq(set bson.D) bson.D {
+	out := make(bson.D, 0, len(set))
+	for _, e := range set {
+		if e.Key != outbox.FieldSeq {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// sequenced is a wallet document with its event sequence (zero before its first event).
+type sequenced struct {
+	Doc      walletDoc `bson:",inline"`
+	EventSeq int64     `bson:"eventSeq"`
+}
+
+// legacyWalletData is a wallet's event data: its fields as the wallet list (endpoint 14)
+// shows them, and its currency id (as the proposal shows it), less the balances. Balances
+// move through the journal, not through the wallet's changes; a copy here would be stale at
+// once.
+type legacyWalletData struct {
+	WalletID                string `json:"walletId"`
+	WalletName              string `json:"walletName"`
+	WalletCompany           string `json:"walletCompany"`
+	CreatedBy               string `json:"createdBy"`
+	Status                  string `json:"status"`
+	Valid                   bool   `json:"valid"`
+	RegisteredComplianceKey bool   `json:"registeredComplianceKey"`
+	Blockchain              string `json:"blockchain"`
+	CurrencyID              string `json:"currencyId"`
+	CreatedAt               string `json:"createdAt"`
+	UpdatedAt               string `json:"updatedAt"`
+}
+
+func (d walletDoc) data() legacyWalletData {
+	return legacyWalletData{WalletID: d.ID, WalletName: d.Name, WalletCompany: d.CompanyID, CreatedBy: d.CreatedBy,
+		Status: d.Status, Valid: d.Valid, RegisteredComplianceKey: d.RegisteredComplianceKey, Blockchain: d.Blockchain,
+		CurrencyID: d.CurrencyID, CreatedAt: apitime.Format(d.CreatedAt), UpdatedAt: apitime.Format(d.UpdatedAt)}
+}
+
+// walletEvent is the draft of event typ of the wallet as d holds it after the change.
+func walletEvent(ctx context.Context, typ string, d walletDoc) outbox.Draft {
+	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityLegacyWallet, EntityID: d.ID, Data: d.data(), RequestID: requestID(ctx)}
+}
+
+// trustlineData is a trustline's event data: what activating it answers (endpoint 13), the
+// zero amounts of its new balance entry left out.
+type trustlineData struct {
+	WalletID          string `json:"walletId"`
+	CurrencyID        string `json:"currencyId"`
+	Currency          string `json:"currency"`
+	UnitCurrency      string `json:"unitCurrency"`
+	Status            string `json:"status"`
+	MinimumBalanceXLM string `json:"minimumBalanceXlm"`
+}
+
+// trustlineEvent is the draft of event typ of the trustline a of wallet d (as read before the
+// change), whose status is now status.
+func trustlineEvent(ctx context.Context, typ string, d walletDoc, a assetDoc, status string) outbox.Draft {
+	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityTrustline, EntityID: TrustlineID(d.ID, a.CurrencyID),
+		Data: trustlineData{WalletID: d.ID, CurrencyID: a.CurrencyID, Currency: a.Currency, UnitCurrency: a.UnitCurrency, Status: status,
+			MinimumBalanceXLM: custody.TrustlineReserve(d.Subentries).String()}, RequestID: requestID(ctx)}
+}

@@ -1,0 +1,140 @@
+// Package app wires the events service: the log's intake, sequencer and retention, the
+// search and the stream.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/zcustody/suite/platform/config"
+	"github.com/zcustody/suite/platform/webhook"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
+	"github.com/zcustody/suite/services/events/server"
+	"github.com/zcustody/suite/services/events/store"
+	"github.com/zcustody/suite/services/internal/app"
+)
+
+// Name is the service's name: its database, log tag and health entry.
+const Name = "events"
+
+// Config is the events service's configuration.
+type Config struct {
+	config.Common
+	// SequenceInterval is how often the sequencer places the relayed events in the log.
+	SequenceInterval time.Duration `env:"SEQUENCE_INTERVAL, default=50ms"`
+	// SequencerLease is how long a replica holds a company's sequencer without renewing it.
+	SequencerLease time.Duration `env:"SEQUENCER_LEASE, default=15s"`
+	// Retention is how long events are kept (searchable, streamable, resendable).
+	Retention time.Duration `env:"EVENT_RETENTION, default=720h"`
+	// WatchPoll and WatchHeartbeat tune WatchEvents streams.
+	WatchPoll      time.Duration `env:"WATCH_POLL, default=250ms"`
+	WatchHeartbeat time.Duration `env:"WATCH_HEARTBEAT, default=10s"`
+	Webhooks       WebhookConfig
+	// Now is the clock (tests); nil is the system clock.
+	Now func() time.Time
+}
+
+// WebhookConfig is what the events service and the dispatcher share about webhooks: the
+// keyring that seals secrets and signing seeds, and which URLs may be subscribed.
+type WebhookConfig struct {
+	// Keys is the key-encryption keys, "id=base64,id2=base64" (32 bytes each); KeyCurrent
+	// names the one that seals. Unset, the subscription endpoints answer "not configured".
+	Keys       string `env:"WEBHOOK_KEYS"`
+	KeyCurrent string `env:"WEBHOOK_KEY_CURRENT"`
+	// AllowHTTP and AllowPrivate let subscriptions use plain http and loopback, private or
+	// link-local addresses: for development and tests only, refused with PRODUCTION=true.
+	AllowHTTP    bool `env:"WEBHOOK_ALLOW_HTTP, default=false"`
+	AllowPrivate bool `env:"WEBHOOK_ALLOW_PRIVATE, default=false"`
+}
+
+// Keyring returns the sealing keyring, nil when no keys are configured.
+func (w WebhookConfig) Keyring() (*webhook.Keyring, error) {
+	if w.Keys == "" {
+		return nil, nil
+	}
+	return webhook.ParseKeyring(w.KeyCurrent, w.Keys)
+}
+
+// Rules returns the URL rules, refusing the development switches in production.
+func (w WebhookConfig) Rules(production bool) (webhook.ClientConfig, error) {
+	if production && (w.AllowHTTP || w.AllowPrivate) {
+		return webhook.ClientConfig{}, fmt.Errorf("WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE are refused with PRODUCTION=true")
+	}
+	return webhook.ClientConfig{AllowHTTP: w.AllowHTTP, AllowPrivate: w.AllowPrivate}, nil
+}
+
+func (c Config) validate() error {
+	if c.SequenceInterval <= 0 || c.SequencerLease <= 0 || c.Retention <= 0 || c.WatchPoll <= 0 || c.WatchHeartbeat <= 0 {
+		return fmt.Errorf("SEQUENCE_INTERVAL, SEQUENCER_LEASE, EVENT_RETENTION, WATCH_POLL and WATCH_HEARTBEAT must be positive")
+	}
+	if c.SequencerLease < 4*c.SequenceInterval {
+		return fmt.Errorf("SEQUENCER_LEASE (%s) must be at least four SEQUENCE_INTERVALs (%s)", c.SequencerLease, c.SequenceInterval)
+	}
+	return nil
+}
+
+// Run starts the events service and serves until ctx ends.
+func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+		return Register(ctx, deps, cfg)
+	})
+}
+
+// Register builds the events service on deps: its store and indexes, its gRPC services, the
+// sequencer and the retention pass.
+func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
+	st := store.New(deps.DB, Owner(), cfg.SequencerLease, cfg.Now)
+	if err := st.EnsureIndexes(ctx); err != nil {
+		return err
+	}
+	srv := server.New(st, server.Options{Poll: cfg.WatchPoll, Heartbeat: cfg.WatchHeartbeat, Now: cfg.Now})
+	eventsv1.RegisterEventsServiceServer(deps.Server.GRPC, srv)
+	eventsv1.RegisterEventLogServiceServer(deps.Server.GRPC, srv)
+	keys, err := cfg.Webhooks.Keyring()
+	if err != nil {
+		return err
+	}
+	rules, err := cfg.Webhooks.Rules(cfg.Production)
+	if err != nil {
+		return err
+	}
+	eventsv1.RegisterWebhookServiceServer(deps.Server.GRPC, server.NewWebhooks(st, st, server.WebhookOptions{Keys: keys, URLRules: rules, Now: cfg.Now}))
+	deps.Every("sequencer", cfg.SequenceInterval, func(ctx context.Context) {
+		if _, err := st.Sequence(ctx); err != nil && ctx.Err() == nil {
+			deps.Logger.Warn("sequencer", "error", err.Error())
+		}
+	})
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	deps.Every("retention", time.Hour, func(ctx context.Context) {
+		companies, err := st.Companies(ctx)
+		for _, c := range companies {
+			if _, perr := st.Prune(ctx, c, now().Add(-cfg.Retention)); perr != nil {
+				err = perr
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			deps.Logger.Warn("retention", "error", err.Error())
+		}
+	})
+	return nil
+}
+
+// Owner names this process in leases: the host (the pod's name) and a random suffix, so a
+// restarted process never mistakes its predecessor's lease for its own.
+func Owner() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return host + "-" + hex.EncodeToString(b)
+}

@@ -1,0 +1,157 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/platform/webhook"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
+	"github.com/zcustody/suite/services/events/app"
+	"github.com/zcustody/suite/services/events/server"
+	internalapp "github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/chaintest"
+)
+
+// person is an API user of company with one role and an e-mail of its own.
+func person(company, role, name string) principal.Principal {
+	p := chaintest.User(company, role)
+	p.UserEmail = name + "@" + strings.ToLower(company) + ".example"
+	return p
+}
+
+type hooks struct {
+	*suite
+	client eventsv1.WebhookServiceClient
+	raw    func(t *testing.T, id string) bson.M
+}
+
+func startHooks(t *testing.T) *hooks {
+	t.Helper()
+	h := &hooks{suite: &suite{}}
+	h.c = chaintest.Start(t, server.Policy(), func(ctx context.Context, deps *internalapp.Deps, cfg app.Config) error {
+		h.raw = func(t *testing.T, id string) bson.M {
+			t.Helper()
+			var m bson.M
+			if err := deps.DB.Collection("subscriptions").FindOne(context.Background(), bson.D{{Key: "_id", Value: id}}).Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		return app.Register(ctx, deps, cfg)
+	}, config())
+	h.client = eventsv1.NewWebhookServiceClient(h.c.Conn())
+	return h
+}
+
+func (h *hooks) as(t *testing.T, p principal.Principal) context.Context {
+	return h.c.AsCaller(t, context.Background(), p)
+}
+
+func TestSubscriptionNeedsACheckerForItsURLAndSecret(t *testing.T) {
+	t.Parallel()
+	h := startHooks(t)
+	maker, checker := person(chaintest.ClientCompany, principal.RoleMaker, "mia"), person(chaintest.ClientCompany, principal.RoleChecker, "carl")
+	makerChecker := person(chaintest.ClientCompany, principal.RoleMaker, "mia")
+	makerChecker.Roles = []string{principal.RoleMaker, principal.RoleChecker}
+
+	created, err := h.client.CreateSubscription(h.as(t, maker), &eventsv1.CreateSubscriptionRequest{Url: "http://127.0.0.1:9/hook", Types: []string{"settlement.complete"}})
+	if err != nil {
+		t.Fatalf("CreateSubscription: %v", err)
+	}
+	sub := created.GetSubscription()
+	if _, err := webhook.ParseSecret(created.GetSecret()); err != nil {
+		t.Fatalf("secret %q: %v", created.GetSecret(), err)
+	}
+	if _, err := webhook.ParsePublicKey(sub.GetPublicKey()); err != nil {
+		t.Fatalf("public key %q: %v", sub.GetPublicKey(), err)
+	}
+	if sub.GetStatus() != "PENDING_APPROVAL" || sub.GetPending().GetKind() != "CREATE" || sub.GetPending().GetProposedBy() != maker.UserEmail {
+		t.Fatalf("new subscription = %v, want PENDING_APPROVAL with the maker's CREATE", sub)
+	}
+	// The secret is at rest sealed, never in clear.
+	if raw := h.raw(t, sub.GetSubscriptionId()); strings.Contains(bson.Raw(mustMarshal(t, raw)).String(), strings.TrimPrefix(created.GetSecret(), "whsec_")) {
+		t.Fatal("the stored subscription holds the secret in clear")
+	}
+	decide := func(p principal.Principal, decision string) (*eventsv1.Subscription, error) {
+		if decision == "reject" {
+			r, err := h.client.RejectSubscriptionChange(h.as(t, p), &eventsv1.RejectSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId()})
+			return r.GetSubscription(), err
+		}
+		r, err := h.client.ApproveSubscriptionChange(h.as(t, p), &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId()})
+		return r.GetSubscription(), err
+	}
+	if _, err := decide(makerChecker, "approve"); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("the maker approving its own subscription = %v, want PermissionDenied", err)
+	}
+	if _, err := decide(maker, "approve"); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a maker without the checker role approving = %v, want PermissionDenied", err)
+	}
+	active, err := decide(checker, "approve")
+	if err != nil || active.GetStatus() != "ACTIVE" || active.GetPending() != nil {
+		t.Fatalf("checker's approval = %v, %v; want ACTIVE and nothing pending", active, err)
+	}
+	// A new URL waits for a checker; the old one stays in force.
+	updated, err := h.client.UpdateSubscription(h.as(t, maker), &eventsv1.UpdateSubscriptionRequest{SubscriptionId: sub.GetSubscriptionId(), Url: ptr("http://127.0.0.1:10/new")})
+	changed := updated.GetSubscription()
+	if err != nil || changed.GetUrl() != "http://127.0.0.1:9/hook" || changed.GetPending().GetUrl() != "http://127.0.0.1:10/new" {
+		t.Fatalf("URL change = %v, %v; want the old URL in force and the new one pending", changed, err)
+	}
+	if _, err := h.client.RotateSubscriptionSecret(h.as(t, maker), &eventsv1.RotateSubscriptionSecretRequest{SubscriptionId: sub.GetSubscriptionId()}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("a second change while one waits = %v, want FailedPrecondition", err)
+	}
+	if changed, err = decide(checker, "approve"); err != nil || changed.GetUrl() != "http://127.0.0.1:10/new" {
+		t.Fatalf("URL approval = %v, %v", changed, err)
+	}
+	rotated, err := h.client.RotateSubscriptionSecret(h.as(t, maker), &eventsv1.RotateSubscriptionSecretRequest{SubscriptionId: sub.GetSubscriptionId()})
+	if err != nil || rotated.GetSecret() == created.GetSecret() || rotated.GetSubscription().GetPending().GetKind() != "SECRET" {
+		t.Fatalf("rotation = %v, %v; want a new secret pending", rotated, err)
+	}
+	if changed, err = decide(checker, "approve"); err != nil || changed.GetPreviousSecretUntil() == "" {
+		t.Fatalf("rotation approval = %v, %v; want the previous secret kept for the overlap", changed, err)
+	}
+	// Types and the switch change at once, without a checker.
+	offAnswer, err := h.client.UpdateSubscription(h.as(t, maker), &eventsv1.UpdateSubscriptionRequest{SubscriptionId: sub.GetSubscriptionId(), SetTypes: true, Enabled: ptr(false)})
+	off := offAnswer.GetSubscription()
+	if err != nil || off.GetEnabled() || len(off.GetTypes()) != 0 || off.GetPending() != nil {
+		t.Fatalf("types and switch = %v, %v; want every type, switched off, nothing pending", off, err)
+	}
+	// Another company sees none of it.
+	other := person(chaintest.OperatorCompany, principal.RoleMaker, "olga")
+	list, err := h.client.SearchSubscriptions(h.as(t, other), &eventsv1.SearchSubscriptionsRequest{})
+	if err != nil || len(list.GetItems()) != 0 {
+		t.Fatalf("another company lists %v, %v", list, err)
+	}
+	if _, err := h.client.EnableSubscription(h.as(t, other), &eventsv1.EnableSubscriptionRequest{SubscriptionId: sub.GetSubscriptionId()}); status.Code(err) != codes.NotFound {
+		t.Fatalf("another company enabling it = %v, want NotFound", err)
+	}
+	mine, err := h.client.SearchSubscriptions(h.as(t, chaintest.Company(chaintest.ClientCompany)), &eventsv1.SearchSubscriptionsRequest{})
+	if err != nil || len(mine.GetItems()) != 1 {
+		t.Fatalf("the company lists %v, %v", mine, err)
+	}
+}
+
+func TestSubscriptionURLsTheDispatcherWouldRefuseAreRefused(t *testing.T) {
+	t.Parallel()
+	h := startHooks(t)
+	maker := person(chaintest.ClientCompany, principal.RoleMaker, "mia")
+	for _, u := range []string{"ftp://example.com/x", "not a url", "https://user:pw@example.com/x"} {
+		if _, err := h.client.CreateSubscription(h.as(t, maker), &eventsv1.CreateSubscriptionRequest{Url: u}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("URL %q = %v, want InvalidArgument", u, err)
+		}
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := bson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

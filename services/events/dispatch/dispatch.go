@@ -1,0 +1,353 @@
+// Package dispatch is the webhook dispatcher: it makes one delivery per (subscription,
+// event) from each company's log, sends the due ones signed (Standard Webhooks) in order per
+// entity under a lease, retries them on the schedule, records every attempt, and suspends a
+// subscription after a 410 Gone or a sustained run of nothing but failures.
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/webhook"
+	"github.com/zcustody/suite/services/events"
+	"github.com/zcustody/suite/services/events/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultSuspendAfter = 5 * 24 * time.Hour
+	DefaultLease        = 30 * time.Second
+	DefaultRetention    = 30 * 24 * time.Hour
+	DefaultBatch        = 100
+	DefaultWorkers      = 8
+)
+
+// Options configure a Dispatcher.
+type Options struct {
+	// Owner names this process in the delivery leases (unique per process).
+	Owner    string
+	Keyring  *webhook.Keyring
+	Client   *webhook.Client
+	Schedule webhook.Schedule
+	// SuspendAfter is how long a run of nothing but failures lasts before the subscription is
+	// suspended.
+	SuspendAfter time.Duration
+	// Lease is how long a claimed delivery stays this process's without a renewal; it is
+	// renewed every third of it while the request runs.
+	Lease time.Duration
+	// Retention is how long attempts and finished deliveries are kept.
+	Retention time.Duration
+	// Batch bounds the events fanned out per subscription and the deliveries sent per pass;
+	// Workers the concurrent requests.
+	Batch, Workers int
+	Now            func() time.Time
+	Logger         *slog.Logger
+}
+
+// Dispatcher runs the passes; several may run over one database (replicas).
+type Dispatcher struct {
+	st   *store.Store
+	opts Options
+}
+
+// New returns a dispatcher over st.
+func New(st *store.Store, opts Options) *Dispatcher {
+	if opts.SuspendAfter <= 0 {
+		opts.SuspendAfter = DefaultSuspendAfter
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultBatch
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if len(opts.Schedule.Delays) == 0 {
+		opts.Schedule = webhook.DefaultSchedule
+	}
+	if opts.Client == nil {
+		opts.Client = webhook.NewClient(webhook.ClientConfig{})
+	}
+	return &Dispatcher{st: st, opts: opts}
+}
+
+func (d *Dispatcher) now() time.Time { return d.opts.Now().UTC() }
+
+// Pass runs one fan-out and one delivery pass; an error is logged by the caller and the next
+// pass tries again (a database gone away never stops the dispatcher).
+func (d *Dispatcher) Pass(ctx context.Context) error {
+	_, ferr := d.FanOut(ctx)
+	_, derr := d.Deliver(ctx)
+	return errors.Join(ferr, derr)
+}
+
+// FanOut makes the deliveries of the events logged after each delivering subscription's
+// cursor (up to the watermark, at most Batch per subscription) and moves the cursor past
+// them. It returns how many deliveries it made.
+func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
+	subs, err := d.st.DeliveringSubscriptions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	made := 0
+	var errs []error
+	heads := map[string]store.Head{}
+	for _, sub := range subs {
+		head, ok := heads[sub.CompanyID]
+		if !ok {
+			if head, err = d.st.Head(ctx, sub.CompanyID); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			heads[sub.CompanyID] = head
+		}
+		if sub.Cursor >= head.Next-1 {
+			continue
+		}
+		logged, more, err := d.st.Read(ctx, store.Query{CompanyID: sub.CompanyID, After: sub.Cursor, Below: head.Next, Types: sub.Types, Limit: d.opts.Batch})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n, err := d.st.CreateDeliveries(ctx, sub, logged, d.now())
+		made += n
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		to := head.Next - 1
+		if more {
+			to = logged[len(logged)-1].Seq
+		}
+		if _, err := d.st.AdvanceCursor(ctx, sub.ID, sub.Cursor, to); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return made, errors.Join(errs...)
+}
+
+// Deliver sends the due deliveries of the delivering subscriptions, in log order, at most
+// Batch, Workers at a time, and returns how many attempts it made.
+func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
+	subs, err := d.st.DeliveringSubscriptions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	bySub := make(map[string]*events.Subscription, len(subs))
+	ids := make([]string, len(subs))
+	for i := range subs {
+		bySub[subs[i].ID] = &subs[i]
+		ids[i] = subs[i].ID
+	}
+	due, err := d.st.DueDeliveries(ctx, ids, d.now(), d.opts.Batch)
+	if err != nil || len(due) == 0 {
+		return 0, err
+	}
+	var (
+		mu        sync.Mutex
+		made      int
+		errs      []error
+		suspended = map[string]bool{}
+		wg        sync.WaitGroup
+		work      = make(chan events.Delivery)
+	)
+	for range min(d.opts.Workers, len(due)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for dl := range work {
+				mu.Lock()
+				skip := suspended[dl.SubscriptionID]
+				mu.Unlock()
+				if skip {
+					continue
+				}
+				tried, gone, err := d.deliver(ctx, *bySub[dl.SubscriptionID], dl)
+				mu.Lock()
+				if tried {
+					made++
+				}
+				if gone {
+					suspended[dl.SubscriptionID] = true
+				}
+				if err != nil {
+					errs = append(errs, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, dl := range due {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- dl
+	}
+	close(work)
+	wg.Wait()
+	return made, errors.Join(errs...)
+}
+
+// deliver makes one attempt of dl if it is not held by an earlier event of its entity and
+// this process can claim it. It reports whether it made an attempt and whether the
+// subscription is suspended now.
+func (d *Dispatcher) deliver(ctx context.Context, sub events.Subscription, dl events.Delivery) (tried, suspended bool, err error) {
+	if earlier, ok, err := d.st.EarlierPending(ctx, dl); err != nil {
+		return false, false, err
+	} else if ok {
+		// Wait for it; its end wakes this one.
+		until := earlier.NextAt
+		if now := d.now(); !until.After(now) {
+			until = now.Add(d.opts.Lease)
+		}
+		return false, false, d.st.Hold(ctx, dl.ID, until)
+	}
+	start := d.now()
+	dl, ok, err := d.st.Claim(ctx, dl.ID, d.opts.Owner, start, d.opts.Lease)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	logged, err := d.st.LoggedEvent(ctx, dl.CompanyID, dl.EventID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		// Retention took the event: nothing can be sent any more.
+		return true, false, d.finish(ctx, sub, dl, start, webhook.Attempt{Outcome: webhook.OutcomeNoResponse, Detail: "the event is no longer kept"}, true)
+	}
+	if err != nil {
+		return false, false, err
+	}
+	body := events.Envelope(logged.Event)
+	keys, err := sub.SigningKeys(start, d.opts.Keyring)
+	if err != nil {
+		return false, false, fmt.Errorf("dispatch: keys of %s: %w", sub.ID, err)
+	}
+	headers, err := keys.Headers(dl.EventID, start, body)
+	if err != nil {
+		return false, false, fmt.Errorf("dispatch: sign %s: %w", dl.ID, err)
+	}
+	a := d.send(ctx, sub.URL, headers, body, dl.ID)
+	if ctx.Err() != nil && a.Outcome != webhook.OutcomeDelivered {
+		// Stopping: the lease lapses and this or another replica tries again.
+		return false, false, nil
+	}
+	err = d.finish(ctx, sub, dl, start, a, false)
+	return true, a.Gone || errors.Is(err, errSuspended), ignoreSuspended(err)
+}
+
+// send makes the request while renewing the lease every third of it.
+func (d *Dispatcher) send(ctx context.Context, url string, headers map[string][]string, body []byte, id string) webhook.Attempt {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d.opts.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := d.st.RenewLease(ctx, id, d.opts.Owner, d.now().Add(d.opts.Lease)); err != nil {
+					d.opts.Logger.Warn("renew delivery lease", "delivery", id, "error", err.Error())
+				}
+			}
+		}
+	}()
+	a := d.opts.Client.Deliver(ctx, url, headers, body)
+	close(done)
+	wg.Wait()
+	return a
+}
+
+var errSuspended = errors.New("dispatch: subscription suspended")
+
+func ignoreSuspended(err error) error {
+	if errors.Is(err, errSuspended) {
+		return nil
+	}
+	return err
+}
+
+// finish records attempt a of dl made at start and moves the delivery on: delivered, due
+// again on the schedule, or failed for good (final: no retry whatever the schedule says).
+// A 410 Gone, or a run of failures longer than SuspendAfter, suspends the subscription
+// (errSuspended).
+func (d *Dispatcher) finish(ctx context.Context, sub events.Subscription, dl events.Delivery, start time.Time, a webhook.Attempt, final bool) error {
+	now := d.now()
+	trigger := dl.Trigger
+	if trigger == "" {
+		trigger = events.TriggerScheduled
+	}
+	dl.Attempts++
+	dl.Run++
+	dl.LastAt, dl.LastOutcome, dl.LastStatus, dl.UpdatedAt = start, a.Outcome, a.Status, now
+	dl.Trigger = events.TriggerScheduled
+	rec := events.Attempt{Number: dl.Attempts, Trigger: trigger, At: start, Duration: a.Duration, Status: a.Status, Outcome: a.Outcome,
+		Response: a.Response, Detail: a.Detail}
+	var suspendReason string
+	if a.Outcome == webhook.OutcomeDelivered {
+		dl.Status, dl.LastFailedAt = events.DeliveryDelivered, time.Time{}
+	} else {
+		dl.LastFailedAt = start
+		wait, err := d.opts.Schedule.Jittered(dl.Run, a.RetryAfter)
+		if final || errors.Is(err, webhook.ErrExhausted) {
+			dl.Status = events.DeliveryFailed
+		} else {
+			dl.NextAt = now.Add(wait)
+			rec.NextAt = dl.NextAt
+		}
+		if a.Gone {
+			suspendReason = "the endpoint answered 410 Gone"
+		}
+	}
+	if _, err := d.st.FinishAttempt(ctx, d.opts.Owner, dl, rec); err != nil {
+		return err
+	}
+	if a.Outcome == webhook.OutcomeDelivered {
+		return d.st.Succeeded(ctx, sub.ID)
+	}
+	since, err := d.st.Failed(ctx, sub.ID, start)
+	if err != nil {
+		return err
+	}
+	if suspendReason == "" && !since.IsZero() && now.Sub(since) >= d.opts.SuspendAfter {
+		suspendReason = fmt.Sprintf("no successful delivery since %s (%s of nothing but failures)", since.Format(time.RFC3339), d.opts.SuspendAfter)
+	}
+	if suspendReason == "" {
+		return nil
+	}
+	ok, err := d.st.Suspend(ctx, sub.ID, suspendReason, now)
+	if err != nil {
+		return err
+	}
+	if ok {
+		d.opts.Logger.Warn("webhook subscription suspended", "subscription", sub.ID, "company", sub.CompanyID, "reason", suspendReason)
+	}
+	return errSuspended
+}
+
+// Prune deletes the attempts and finished deliveries older than the retention.
+func (d *Dispatcher) Prune(ctx context.Context) (int64, error) {
+	return d.st.PruneDeliveries(ctx, d.now().Add(-d.opts.Retention))
+}
+
+// RelayStaged appends the suspension events a crash left staged.
+func (d *Dispatcher) RelayStaged(ctx context.Context) (int, error) { return d.st.RelayStaged(ctx) }

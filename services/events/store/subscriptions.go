@@ -1,0 +1,308 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/platform/webhook"
+	"github.com/zcustody/suite/services/events"
+)
+
+const colSubscriptions = "subscriptions"
+
+// SubscriptionIndexes are the indexes of the subscription queries: a company's list, and the
+// dispatcher's pass over the delivering ones.
+func SubscriptionIndexes() []mongodb.Index {
+	return []mongodb.Index{
+		{Collection: colSubscriptions, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
+		{Collection: colSubscriptions, Name: "status_enabled_id", Keys: mongodb.Keys("status", "enabled", "_id")},
+	}
+}
+
+type secretDoc struct {
+	Sealed webhook.Sealed `bson:"sealed"`
+	Until  *time.Time     `bson:"until,omitempty"`
+}
+
+type changeDoc struct {
+	Kind       string          `bson:"kind"`
+	URL        string          `bson:"url,omitempty"`
+	Secret     *webhook.Sealed `bson:"secret,omitempty"`
+	ProposedBy string          `bson:"proposedBy"`
+	ProposedAt time.Time       `bson:"proposedAt"`
+}
+
+// subscriptionDoc is a subscription as stored.
+type subscriptionDoc struct {
+	ID              string         `bson:"_id"`
+	CompanyID       string         `bson:"companyId"`
+	URL             string         `bson:"url"`
+	Types           []string       `bson:"types"`
+	Enabled         bool           `bson:"enabled"`
+	Status          string         `bson:"status"`
+	SuspendedReason string         `bson:"suspendedReason,omitempty"`
+	SuspendedAt     *time.Time     `bson:"suspendedAt,omitempty"`
+	Secrets         []secretDoc    `bson:"secrets"`
+	Seed            webhook.Sealed `bson:"seed"`
+	PublicKey       string         `bson:"publicKey"`
+	Pending         *changeDoc     `bson:"pending,omitempty"`
+	Cursor          int64          `bson:"cursor"`
+	FailingSince    *time.Time     `bson:"failingSince,omitempty"`
+	EventSeq        int64          `bson:"eventSeq"`
+	CreatedBy       string         `bson:"createdBy"`
+	UpdatedBy       string         `bson:"updatedBy"`
+	CreatedAt       time.Time      `bson:"createdAt"`
+	UpdatedAt       time.Time      `bson:"updatedAt"`
+	Version         int64          `bson:"version"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func timeOf(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func toSubscriptionDoc(s events.Subscription) subscriptionDoc {
+	d := subscriptionDoc{ID: s.ID, CompanyID: s.CompanyID, URL: s.URL, Types: s.Types, Enabled: s.Enabled, Status: s.Status,
+		SuspendedReason: s.SuspendedReason, SuspendedAt: timePtr(s.SuspendedAt), Seed: s.Seed, PublicKey: s.PublicKey,
+		Cursor: s.Cursor, FailingSince: timePtr(s.FailingSince), EventSeq: s.EventSeq, CreatedBy: s.CreatedBy, UpdatedBy: s.UpdatedBy,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), Version: s.Version}
+	if d.Types == nil {
+		d.Types = []string{}
+	}
+	for _, sec := range s.Secrets {
+		d.Secrets = append(d.Secrets, secretDoc{Sealed: sec.Sealed, Until: timePtr(sec.Until)})
+	}
+	if c := s.Pending; c != nil {
+		d.Pending = &changeDoc{Kind: c.Kind, URL: c.URL, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
+		if c.Kind == events.ChangeSecret {
+			sealed := c.Secret
+			d.Pending.Secret = &sealed
+		}
+	}
+	return d
+}
+
+func (d subscriptionDoc) subscription() events.Subscription {
+	s := events.Subscription{ID: d.ID, CompanyID: d.CompanyID, URL: d.URL, Types: d.Types, Enabled: d.Enabled, Status: d.Status,
+		SuspendedReason: d.SuspendedReason, SuspendedAt: timeOf(d.SuspendedAt), Seed: d.Seed, PublicKey: d.PublicKey,
+		Cursor: d.Cursor, FailingSince: timeOf(d.FailingSince), EventSeq: d.EventSeq, CreatedBy: d.CreatedBy, UpdatedBy: d.UpdatedBy,
+		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(), Version: d.Version}
+	for _, sec := range d.Secrets {
+		s.Secrets = append(s.Secrets, events.SealedSecret{Sealed: sec.Sealed, Until: timeOf(sec.Until)})
+	}
+	if c := d.Pending; c != nil {
+		s.Pending = &events.Change{Kind: c.Kind, URL: c.URL, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
+		if c.Secret != nil {
+			s.Pending.Secret = *c.Secret
+		}
+	}
+	return s
+}
+
+// InsertSubscription stores a new subscription, refusing one over the company's
+// events.MaxSubscriptions.
+func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription) error {
+	n, err := s.db.Collection(colSubscriptions).CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}})
+	if err != nil {
+		return fmt.Errorf("events: count subscriptions: %w", err)
+	}
+	if n >= events.MaxSubscriptions {
+		return apperr.Precondition(apperr.CodeConflict, "url", "company %s has %d subscriptions, the most it may have", sub.CompanyID, n)
+	}
+	sub.Version = 1
+	if _, err := s.db.Collection(colSubscriptions).InsertOne(ctx, toSubscriptionDoc(sub)); err != nil {
+		return fmt.Errorf("events: insert subscription: %w", err)
+	}
+	return nil
+}
+
+// Subscription returns company's subscription id; another company's is not found.
+func (s *Store) Subscription(ctx context.Context, company, id string) (events.Subscription, error) {
+	var d subscriptionDoc
+	err := s.db.Collection(colSubscriptions).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: company}}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return events.Subscription{}, apperr.ErrNotFound
+	}
+	if err != nil {
+		return events.Subscription{}, fmt.Errorf("events: read subscription: %w", err)
+	}
+	return d.subscription(), nil
+}
+
+// dispatcherFields are kept by the dispatcher without moving the version: a maker's save
+// leaves them alone unless it names them (approving a creation sets the cursor, enabling a
+// suspended subscription clears its failure run).
+var dispatcherFields = []string{"cursor", "failingSince"}
+
+// SaveSubscription writes sub over the version it was read at (sub.Version) and returns it
+// with its new version; apperr.ErrConflict if another change came first. The dispatcher's
+// fields are written only when named in also.
+func (s *Store) SaveSubscription(ctx context.Context, sub events.Subscription, also ...string) (events.Subscription, error) {
+	read := sub.Version
+	sub.Version++
+	// $set of the subscription's own fields, not a replace: what the dispatcher keeps on the
+	// document beside them (a staged suspension event) survives a maker's change.
+	raw, err := bson.Marshal(toSubscriptionDoc(sub))
+	if err != nil {
+		return events.Subscription{}, fmt.Errorf("events: save subscription: %w", err)
+	}
+	var fields bson.D
+	if err := bson.Unmarshal(raw, &fields); err != nil {
+		return events.Subscription{}, fmt.Errorf("events: save subscription: %w", err)
+	}
+	set := make(bson.D, 0, len(fields))
+	var unset bson.D
+	skip := func(key string) bool {
+		return key == "_id" || (slices.Contains(dispatcherFields, key) && !slices.Contains(also, key))
+	}
+	for _, f := range fields {
+		if !skip(f.Key) {
+			set = append(set, f)
+		}
+	}
+	for _, optional := range []string{"suspendedReason", "suspendedAt", "pending", "failingSince"} {
+		if !skip(optional) && !slices.ContainsFunc(set, func(e bson.E) bool { return e.Key == optional }) {
+			unset = append(unset, bson.E{Key: optional, Value: ""})
+		}
+	}
+	update := bson.D{{Key: "$set", Value: set}}
+	if len(unset) > 0 {
+		update = append(update, bson.E{Key: "$unset", Value: unset})
+	}
+	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: sub.ID}, {Key: "companyId", Value: sub.CompanyID}, {Key: "version", Value: read}},
+		update)
+	if err != nil {
+		return events.Subscription{}, fmt.Errorf("events: save subscription: %w", err)
+	}
+	if res.MatchedCount == 0 {
+		return events.Subscription{}, apperr.ErrConflict
+	}
+	return sub, nil
+}
+
+// Subscriptions lists company's subscriptions (at most events.MaxSubscriptions), oldest first.
+func (s *Store) Subscriptions(ctx context.Context, company string) ([]events.Subscription, error) {
+	return s.findSubscriptions(ctx, bson.D{{Key: "companyId", Value: company}})
+}
+
+// DeliveringSubscriptions lists every subscription the dispatcher delivers to.
+func (s *Store) DeliveringSubscriptions(ctx context.Context) ([]events.Subscription, error) {
+	return s.findSubscriptions(ctx, bson.D{{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true}})
+}
+
+func (s *Store) findSubscriptions(ctx context.Context, filter bson.D) ([]events.Subscription, error) {
+	cur, err := s.db.Collection(colSubscriptions).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(10000))
+	if err != nil {
+		return nil, fmt.Errorf("events: list subscriptions: %w", err)
+	}
+	var docs []subscriptionDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("events: list subscriptions: %w", err)
+	}
+	out := make([]events.Subscription, len(docs))
+	for i, d := range docs {
+		out[i] = d.subscription()
+	}
+	return out, nil
+}
+
+// AdvanceCursor moves subscription id's cursor from `from` to `to` (the dispatcher made the
+// deliveries in between); false when another pass moved it first.
+func (s *Store) AdvanceCursor(ctx context.Context, id string, from, to int64) (bool, error) {
+	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "cursor", Value: from}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "cursor", Value: to}}}})
+	if err != nil {
+		return false, fmt.Errorf("events: advance cursor of %s: %w", id, err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// Succeeded clears subscription id's run of failures.
+func (s *Store) Succeeded(ctx context.Context, id string) error {
+	_, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "failingSince", Value: bson.D{{Key: "$exists", Value: true}}}},
+		bson.D{{Key: "$unset", Value: bson.D{{Key: "failingSince", Value: ""}}}})
+	if err != nil {
+		return fmt.Errorf("events: clear failures of %s: %w", id, err)
+	}
+	return nil
+}
+
+// Failed starts subscription id's run of failures at `at`, unless one runs already, and
+// returns when the run began.
+func (s *Store) Failed(ctx context.Context, id string, at time.Time) (time.Time, error) {
+	var d subscriptionDoc
+	err := s.db.Collection(colSubscriptions).FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: id}, {Key: "failingSince", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "failingSince", Value: at.UTC()}}}}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&d)
+	if err == nil {
+		return at.UTC(), nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return time.Time{}, fmt.Errorf("events: record failure of %s: %w", id, err)
+	}
+	if err := s.db.Collection(colSubscriptions).FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d); err != nil {
+		return time.Time{}, fmt.Errorf("events: read failures of %s: %w", id, err)
+	}
+	return timeOf(d.FailingSince), nil
+}
+
+// Suspend suspends subscription id with reason, if it is active; false if it was not. The
+// same update counts the subscription's webhook_subscription.suspended event (eventSeq) and
+// stages it on the subscription; it is then appended to the company's log, so that the
+// company's other subscriptions receive it (RelayStaged repeats the append after a crash).
+func (s *Store) Suspend(ctx context.Context, id, reason string, at time.Time) (bool, error) {
+	at = at.UTC()
+	col := s.db.Collection(colSubscriptions)
+	for range 5 {
+		var d subscriptionDoc
+		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}}).Decode(&d)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("events: suspend %s: %w", id, err)
+		}
+		e, err := suspendedEvent(d.ID, d.CompanyID, d.URL, reason, d.EventSeq+1, at)
+		if err != nil {
+			return false, err
+		}
+		raw, err := bson.Marshal(e.Document())
+		if err != nil {
+			return false, fmt.Errorf("events: suspend %s: %w", id, err)
+		}
+		staged := stagedDoc{ID: e.ID, At: at, Event: raw}
+		res, err := col.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}, {Key: "version", Value: d.Version}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: events.StatusSuspended}, {Key: "suspendedReason", Value: reason},
+				{Key: "suspendedAt", Value: at}, {Key: "updatedAt", Value: at}, {Key: "updatedBy", Value: "dispatcher"}, {Key: "staged", Value: staged}}},
+				{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}, {Key: "eventSeq", Value: 1}}}})
+		if err != nil {
+			return false, fmt.Errorf("events: suspend %s: %w", id, err)
+		}
+		if res.MatchedCount == 0 {
+			continue // changed meanwhile: read it again
+		}
+		if err := s.relayStaged(ctx, id, staged); err != nil {
+			return true, fmt.Errorf("events: suspended %s, its event waits for the next pass: %w", id, err)
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("events: suspend %s: %w", id, apperr.ErrConflict)
+}

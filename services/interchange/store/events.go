@@ -1,0 +1,241 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/events"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/outbox"
+)
+
+// Events (docs/decisions.md, "Events: the outbox"). Every status change of a settlement or a
+// withdrawal stages its events in the same conditional update as the change (outbox.Stage),
+// numbered after the eventSeq read with the document: the update's guard (the version, or
+// the settlement runner's token) is what makes that read still true when it lands. An insert
+// stores its events in the inserted document. The app relays each collection of Outboxes.
+const (
+	EntitySettlement = "settlement"
+	EntityWithdrawal = "withdrawal"
+)
+
+// Outboxes are the collections whose documents carry an outbox, for the app's relays.
+func (st *Store) Outboxes() []*mongo.Collection {
+	return []*mongo.Collection{st.db.Collection(colSettlements), st.db.Collection(colWithdrawals)}
+}
+
+// withoutOutbox leaves the outbox out of what a find returns: only the relay reads it (a
+// settlement's may hold an event per company its legs name). FerretDB does not take a
+// projection on findAndModify, so the conditional updates return the whole document.
+var withoutOutbox = bson.D{{Key: outbox.FieldOutbox, Value: 0}}
+
+// requestID is the request-identifier of the API call ctx belongs to (none in the sweepers).
+func requestID(ctx context.Context) string {
+	r, _ := logging.FromContext(ctx)
+	return r.ID
+}
+
+// stage stages the events of one change, one draft per audience, each the next event (seq+1)
+// of its own entity; the entities share the document's sequence (see settlementDrafts).
+func stage(seq int64, now time.Time, drafts []outbox.Draft) (set, push bson.D, staged []events.Event, err error) {
+	for _, d := range drafts {
+		s, _, evs, err := outbox.Stage(seq, now, d)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		set, staged = s, append(staged, evs...)
+	}
+	docs := make(bson.A, len(staged))
+	for i, e := range staged {
+		docs[i] = e.Document()
+	}
+	return set, bson.D{{Key: outbox.FieldOutbox, Value: bson.D{{Key: "$each", Value: docs}}}}, staged, nil
+}
+
+// withEvents is doc as an insert stores it with its first events staged: the fields of set
+// (eventSeq, hasPending) and the outbox holding the events.
+func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var d bson.D
+	if err := bson.Unmarshal(raw, &d); err != nil {
+		return nil, err
+	}
+	d = slices.DeleteFunc(d, func(e bson.E) bool {
+		return e.Key == outbox.FieldOutbox || slices.ContainsFunc(set, func(s bson.E) bool { return s.Key == e.Key })
+	})
+	box := make(bson.A, len(staged))
+	for i, e := range staged {
+		box[i] = e.Document()
+	}
+	return append(append(d, set...), bson.E{Key: outbox.FieldOutbox, Value: box}), nil
+}
+
+// settlementEventType is the event of a settlement entering status: settlement.received,
+// settlement.initiated, settlement.awaiting_funds, settlement.pay_in, settlement.pay_out,
+// settlement.complete, settlement.rejected, settlement.failed (the status without its
+// SETTLEMENT_ prefix, in lower case).
+func settlementEventType(status string) string {
+	return EntitySettlement + "." + strings.ToLower(strings.TrimPrefix(status, "SETTLEMENT_"))
+}
+
+// SettlementEntityID is the entity id of the events of s that company receives: s's tracking
+// id for the company that owns s, <trackingId>@<company> for a client whose wallets its legs
+// name (see settlementDrafts).
+func SettlementEntityID(s settlement.Settlement, company string) string {
+	if company == s.CompanyID {
+		return s.TrackingID
+	}
+	return s.TrackingID + "@" + company
+}
+
+// settlementDrafts are the events of s entering its status (from previous; none for a new
+// settlement).
+//
+// A settlement is seen by several companies: the company that owns it (that instructed it:
+// the venue's operator, through endpoint 3 or 0x0003-003) sees it whole; each client whose
+// wallets its legs name sees it with its own legs only and no nets (settlement.SeenBy, as
+// the settlement search shows it). An event names one company and must carry only what that
+// company may see, so each change stages one event per audience, its data that audience's
+// view: the owner's under entity id <trackingId>, each client's under
+// <trackingId>@<clientCompanyId>, so (entity type, entity id, version) stays unique in the log.
+// One sequence, the document's eventSeq, numbers them all: the audiences are fixed when the
+// instruction is stored (its legs never change) and every change stages one event for each
+// of them, so the n-th change is version n of every audience's entity and each company sees
+// its own versions without a gap. (A change staged for some audiences only would need a
+// sequence per audience.) A settlement of many clients thus stages many events per change
+// (at most one per leg, each with a summary of the legs, not the legs).
+//
+// Left out: the operator of the venue when another company owns the settlement (the
+// settlement engine's InstructSettlement): interchange does not know which company operates
+// a venue (only a caller's principal names the venues it operates).
+func settlementDrafts(ctx context.Context, s settlement.Settlement, previous string) []outbox.Draft {
+	request := requestID(ctx)
+	audiences := append([]string{s.CompanyID}, slices.DeleteFunc(s.Parties(), func(c string) bool { return c == s.CompanyID })...)
+	drafts := make([]outbox.Draft, 0, len(audiences))
+	for _, company := range audiences {
+		drafts = append(drafts, outbox.Draft{Type: settlementEventType(s.Status), CompanyID: company, EntityType: EntitySettlement,
+			EntityID: SettlementEntityID(s, company), Data: settlementView(s.SeenBy(settlement.Viewer{CompanyID: company}), previous),
+			RequestID: request})
+	}
+	return drafts
+}
+
+// settlementData is a settlement as an event shows it to one company: the fields of its
+// record in the settlement search, as that company sees it, with the legs summarised (a
+// settlement may have a thousand): how many, and their sum per currency and ledger.
+type settlementData struct {
+	SettlementRequestID  string     `json:"settlementRequestId"`
+	SettlementTrackingID string     `json:"settlementTrackingId"`
+	Status               string     `json:"status"`
+	PreviousStatus       string     `json:"previousStatus,omitempty"`
+	VenueID              string     `json:"venueId"`
+	CompanyID            string     `json:"companyId"`
+	Errors               *errorData `json:"errors,omitempty"`
+	CreatedAt            string     `json:"createdAt"`
+	UpdatedAt            string     `json:"updatedAt"`
+	SettlementCount      int        `json:"settlementCount"`
+	SettlementTotals     []sumData  `json:"settlementTotals"`
+	// NetSettlements are as submitted (one per currency at most); only the owner sees them.
+	NetSettlements []sumData `json:"netSettlements,omitempty"`
+}
+
+type errorData struct {
+	Message string `json:"message"`
+	Code    string `json:"code"`
+}
+
+type sumData struct {
+	Currency string `json:"currency"`
+	Ledger   string `json:"ledger"`
+	Amount   string `json:"amount"`
+}
+
+// settlementView is the data of s as seen (already narrowed by SeenBy).
+func settlementView(s settlement.Settlement, previous string) settlementData {
+	d := settlementData{SettlementRequestID: s.RequestID, SettlementTrackingID: s.TrackingID, Status: s.Status, PreviousStatus: previous,
+		VenueID: s.VenueID, CompanyID: s.CompanyID, CreatedAt: apitime.Format(s.CreatedAt), UpdatedAt: apitime.Format(s.UpdatedAt),
+		SettlementCount: len(s.Legs), SettlementTotals: legTotals(s.Legs)}
+	// As the record's errors: the reason of a rejected or failed settlement.
+	if s.Status == settlement.StatusRejected || s.Status == settlement.StatusFailed {
+		d.Errors = &errorData{Message: s.Reason, Code: apperr.CodeConflict}
+	}
+	for _, n := range s.Nets {
+		d.NetSettlements = append(d.NetSettlements, sumData(n))
+	}
+	return d
+}
+
+// legTotals sums the legs' signed amounts per currency and ledger, in that order.
+func legTotals(legs []settlement.Leg) []sumData {
+	type key struct{ currency, ledger string }
+	sums := map[key]amount.Amount{}
+	for _, l := range legs {
+		k := key{l.Currency, l.Ledger}
+		sums[k] = sums[k].Add(amount.MustStored(l.Amount))
+	}
+	out := make([]sumData, 0, len(sums))
+	for k, a := range sums {
+		out = append(out, sumData{Currency: k.currency, Ledger: k.ledger, Amount: a.String()})
+	}
+	slices.SortFunc(out, func(a, b sumData) int {
+		return strings.Compare(a.Currency+"\x00"+a.Ledger, b.Currency+"\x00"+b.Ledger)
+	})
+	return out
+}
+
+// withdrawalEventType is the event of a withdrawal entering status: withdrawal.pending_confirmation,
+// withdrawal.accepted, withdrawal.declined.
+func withdrawalEventType(status string) string {
+	return EntityWithdrawal + "." + strings.ToLower(status)
+}
+
+// withdrawalDrafts are the events of w entering its status (from previous; none for a new
+// withdrawal): one, to the client whose wallet it leaves, under entity id <transferId>,
+// with the client's view of it. The operator of the wallet's venue sees the withdrawal too
+// (without the client's service request and custody wallet), but interchange does not know
+// which company operates a venue (only the deciding caller's principal names its venues), so
+// no event goes to it.
+func withdrawalDrafts(ctx context.Context, w withdrawal.Withdrawal, previous string) []outbox.Draft {
+	return []outbox.Draft{{Type: withdrawalEventType(w.Status), CompanyID: w.CompanyID, EntityType: EntityWithdrawal,
+		EntityID: w.TransferID, Data: withdrawalView(w, previous), RequestID: requestID(ctx)}}
+}
+
+// withdrawalData is a withdrawal as its client's record in the withdrawal search shows it.
+type withdrawalData struct {
+	TransferID          string `json:"transferId"`
+	CompanyID           string `json:"companyId"`
+	WalletID            string `json:"walletId"`
+	VenueID             string `json:"venueId"`
+	Currency            string `json:"currency"`
+	Amount              string `json:"amount"`
+	DestinationAddress  string `json:"destinationAddress,omitempty"`
+	DestinationWalletID string `json:"destinationWalletId,omitempty"`
+	RequestID           string `json:"requestId,omitempty"`
+	Status              string `json:"status"`
+	PreviousStatus      string `json:"previousStatus,omitempty"`
+	Reason              string `json:"reason,omitempty"`
+	CreatedAt           string `json:"createdAt"`
+	UpdatedAt           string `json:"updatedAt"`
+	DecidedAt           string `json:"decidedAt,omitempty"`
+	Completed           bool   `json:"completed"`
+}
+
+func withdrawalView(w withdrawal.Withdrawal, previous string) withdrawalData {
+	return withdrawalData{TransferID: w.TransferID, CompanyID: w.CompanyID, WalletID: w.WalletID, VenueID: w.VenueID,
+		Currency: w.Currency, Amount: w.Amount, DestinationAddress: w.DestinationAddress, DestinationWalletID: w.DestinationWalletID,
+		RequestID: w.RequestID, Status: w.Status, PreviousStatus: previous, Reason: w.Reason, CreatedAt: apitime.Format(w.CreatedAt),
+		UpdatedAt: apitime.Format(w.UpdatedAt), DecidedAt: apitime.Format(w.DecidedAt), Completed: !w.CompletedAt.IsZero()}
+}

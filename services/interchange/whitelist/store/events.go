@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/events"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/outbox"
+)
+
+// Events (docs/decisions.md, "Events: the outbox"). A whitelisted address's changes stage
+// their event in the same conditional update as the change (outbox.Stage), numbered after the
+// eventSeq read with the document (the update's version guard keeps that read true); an
+// insert stores its event in the inserted document. Only the company that whitelisted an
+// address sees it, so each change has one event, to that company, under entity id <id>.
+const (
+	EntityWhitelisted = "whitelisted_address"
+	// Event types: an address whitelisted (0x0007-007 executed), one deactivated (0x0007-008).
+	EventWhitelistedCreated     = EntityWhitelisted + ".created"
+	EventWhitelistedDeactivated = EntityWhitelisted + ".deactivated"
+)
+
+// Outboxes are the collections whose documents carry an outbox, for the app's relays.
+func (s *Store) Outboxes() []*mongo.Collection {
+	return []*mongo.Collection{s.db.Collection(colWhitelisted)}
+}
+
+// whitelistedData is a whitelisted address as endpoint 9 lists it.
+type whitelistedData struct {
+	Address        string   `json:"address"`
+	AddressPurpose []string `json:"addressPurpose"`
+	Status         string   `json:"status"`
+	PreviousStatus string   `json:"previousStatus,omitempty"`
+	CreatedAt      string   `json:"createdAt"`
+	Blockchain     string   `json:"blockchain"`
+	BlockchainID   string   `json:"blockchainId"`
+}
+
+// whitelistedDraft is the event eventType of w as the change leaves it (from previous; none
+// for a new address).
+func whitelistedDraft(ctx context.Context, eventType string, w address.Whitelisted, previous string) outbox.Draft {
+	r, _ := logging.FromContext(ctx)
+	purposes := w.Purposes
+	if purposes == nil {
+		purposes = []string{}
+	}
+	return outbox.Draft{Type: eventType, CompanyID: w.CompanyID, EntityType: EntityWhitelisted, EntityID: w.ID,
+		Data: whitelistedData{Address: w.Address, AddressPurpose: purposes, Status: w.Status, PreviousStatus: previous,
+			CreatedAt: apitime.Format(w.CreatedAt), Blockchain: w.Blockchain, BlockchainID: address.BlockchainID(w.Blockchain)},
+		RequestID: r.ID}
+}
+
+// withEvents is doc as an insert stores it with its first events staged: the fields of set
+// (eventSeq, hasPending) and the outbox holding the events.
+func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var d bson.D
+	if err := bson.Unmarshal(raw, &d); err != nil {
+		return nil, err
+	}
+	d = slices.DeleteFunc(d, func(e bson.E) bool {
+		return e.Key == outbox.FieldOutbox || slices.ContainsFunc(set, func(s bson.E) bool { return s.Key == e.Key })
+	})
+	box := make(bson.A, len(staged))
+	for i, e := range staged {
+		box[i] = e.Document()
+	}
+	return append(append(d, set...), bson.E{Key: outbox.FieldOutbox, Value: box}), nil
+}
+
+func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/logging"
+	"github.com/zcustody/suite/services/internal/outbox"
+	"github.com/zcustody/suite/services/servicedesk"
+)
+
+// EntityServiceRequest is the entity type of a service request's events; the entity id is
+// the request id.
+const EntityServiceRequest = "service_request"
+
+// requestEventTypes names the event of a request entering each status: the status's word,
+// lower case (PENDING CONFIRMATION is where a request is created, PENDING AUTHORISATION where
+// its maker's confirmation leads).
+var requestEventTypes = map[string]string{
+	servicedesk.StatusPendingConfirmation:  "service_request.created",
+	servicedesk.StatusPendingAuthorisation: "service_request.confirmed",
+	servicedesk.StatusAuthorised:           "service_request.authorised",
+	servicedesk.StatusCompleted:            "service_request.completed",
+	servicedesk.StatusFailed:               "service_request.failed",
+	servicedesk.StatusRejected:             "service_request.rejected",
+	servicedesk.StatusCancelled:            "service_request.cancelled",
+	servicedesk.StatusExpired:              "service_request.expired",
+}
+
+// requestData is a request's event data: its public fields as the REST API shows them, after
+// the change. The payload (up to the gateway's body limit, far over outbox.MaxDataBytes), the
+// owner's plugin details and the reasons are left out: receivers fetch them from the API.
+type requestData struct {
+	RequestID   string `json:"requestId"`
+	ServiceID   string `json:"serviceId"`
+	Product     string `json:"product"`
+	ProductID   string `json:"productId"`
+	RequestType string `json:"requestType"`
+	EndToEndID  string `json:"endToEndId"`
+	CompanyID   string `json:"companyId"`
+	Status      string `json:"status"`
+	// PreviousStatus is the status the change left; none for the creation.
+	PreviousStatus string   `json:"previousStatus,omitempty"`
+	EntityIDs      []string `json:"entityIds"`
+	// CreatedBy is the maker; UpdatedBy the last person who acted; Checkers the CHECKERs who
+	// approved or rejected it, in order (all e-mails).
+	CreatedBy string   `json:"createdBy"`
+	UpdatedBy string   `json:"updatedBy"`
+	Checkers  []string `json:"checkers"`
+	CreatedAt string   `json:"createdAt"`
+	UpdatedAt string   `json:"updatedAt"`
+	ExpiresAt string   `json:"expiresAt"`
+}
+
+// requestEvent is the event of r entering its status from previous ("" for its creation).
+func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (outbox.Draft, error) {
+	typ, ok := requestEventTypes[r.Status]
+	if !ok {
+		return outbox.Draft{}, fmt.Errorf("request %s: no event for status %q", r.ID, r.Status)
+	}
+	checkers := []string{}
+	for _, v := range r.Versions {
+		if v.Role == servicedesk.RoleChecker && !slices.Contains(checkers, v.Actor) {
+			checkers = append(checkers, v.Actor)
+		}
+	}
+	data := requestData{RequestID: r.ID, ServiceID: r.ServiceID, Product: r.Product, ProductID: r.ProductID,
+		RequestType: r.RequestType, EndToEndID: r.EndToEndID, CompanyID: r.CompanyID, Status: r.Status, PreviousStatus: previous,
+		EntityIDs: nonNil(r.EntityIDs), CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy, Checkers: checkers,
+		CreatedAt: apitime.Format(r.CreatedAt), UpdatedAt: apitime.Format(r.UpdatedAt), ExpiresAt: apitime.Format(r.ExpiresAt)}
+	return outbox.Draft{Type: typ, CompanyID: r.CompanyID, EntityType: EntityServiceRequest, EntityID: r.ID, Data: data,
+		RequestID: requestID(ctx)}, nil
+}
+
+// requestID is the request-identifier of the API call ctx belongs to; none for the sweeper.
+func requestID(ctx context.Context) string {
+	if r, ok := logging.FromContext(ctx); ok {
+		return r.ID
+	}
+	return ""
+}
+
+// withEvents returns doc, a new document, with the events of its creation staged on it
+// (event sequence 0 before them): the fields outbox.Stage sets, and the outbox holding them.
+func withEvents(doc any, at time.Time, drafts ...outbox.Draft) (bson.D, error) {
+	set, _, staged, err := outbox.Stage(0, at, drafts...)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := bson.Raw(raw).Elements()
+	if err != nil {
+		return nil, err
+	}
+	out := make(bson.D, 0, len(elems)+len(set)+1)
+	for _, e := range elems {
+		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	pending := make(bson.A, len(staged))
+	for i, e := range staged {
+		pending[i] = e.Document()
+	}
+	out = append(out, set...)
+	return append(out, bson.E{Key: outbox.FieldOutbox, Value: pending}), nil
+}
+
+// Outboxes are the collections whose documents carry an outbox, for the app's relays
+// (outbox.NewRelay): the requests.
+func (s *Store) Outboxes() []*mongo.Collection {
+	return []*mongo.Collection{s.db.Collection(colRequests)}
+}
