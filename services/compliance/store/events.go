@@ -2,13 +2,10 @@ package store
 
 import (
 	"context"
-	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
-	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -42,42 +39,7 @@ func activationEvent(ctx context.Context, d activationDoc, name string) outbox.D
 	}
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityVASPActivation, EntityID: d.ID,
 		Data:      activationData{VASPID: d.VASPID, VASPName: name, Valid: d.Active, UpdatedAt: apitime.Format(d.UpdatedAt), UpdatedBy: d.UpdatedBy},
-		RequestID: requestID(ctx)}
-}
-
-// requestID is the request-identifier of the API call ctx belongs to.
-func requestID(ctx context.Context) string {
-	if r, ok := logging.FromContext(ctx); ok {
-		return r.ID
-	}
-	return ""
-}
-
-// withEvents returns doc, a new document, with the events of its creation staged on it
-// (event sequence 0 before them): the fields outbox.Stage sets, and the outbox holding them.
-func withEvents(doc any, at time.Time, drafts ...outbox.Draft) (bson.D, error) {
-	set, _, staged, err := outbox.Stage(0, at, drafts...)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := bson.Raw(raw).Elements()
-	if err != nil {
-		return nil, err
-	}
-	out := make(bson.D, 0, len(elems)+len(set)+1)
-	for _, e := range elems {
-		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
-	}
-	pending := make(bson.A, len(staged))
-	for i, e := range staged {
-		pending[i] = e.Document()
-	}
-	out = append(out, set...)
-	return append(out, bson.E{Key: outbox.FieldOutbox, Value: pending}), nil
+		RequestID: outbox.RequestID(ctx)}
 }
 
 // Outboxes are the collections whose documents carry an outbox, for the app's relays

@@ -134,7 +134,7 @@ func (s *Store) SetActivation(ctx context.Context, companyID, vaspID string, act
 		event := activationEvent(ctx, next, name)
 		if !exists {
 			next.History = []changeDoc{change}
-			doc, err := withEvents(next, now, event)
+			doc, err := outbox.NewDocument(next, now, event)
 			if err != nil {
 				return compliance.Activation{}, fmt.Errorf("activation %s: %w", id, err)
 			}

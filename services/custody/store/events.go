@@ -7,8 +7,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
-	"github.com/zcustody/suite/platform/events"
-	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
@@ -36,35 +34,6 @@ func TrustlineID(walletID, currencyID string) string { return walletID + ":" + c
 // Outboxes are the collections whose documents carry an outbox: the app runs an
 // outbox.Relay over each.
 func (s *Store) Outboxes() []*mongo.Collection { return []*mongo.Collection{s.wallets()} }
-
-// requestID is the request-identifier of the API call ctx belongs to; empty outside one.
-func requestID(ctx context.Context) string {
-	r, _ := logging.FromContext(ctx)
-	return r.ID
-}
-
-// withEvents is a new document: doc's fields, then the outbox fields that record the events
-// Stage returned (set: eventSeq and hasPending; the staged events as the outbox).
-func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := bson.Raw(raw).Elements()
-	if err != nil {
-		return nil, err
-	}
-	out := make(bson.D, 0, len(elems)+len(set)+1)
-	for _, e := range elems {
-		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
-	}
-	out = append(out, set...)
-	box := make(bson.A, len(staged))
-	for i, e := range staged {
-		box[i] = e.Document()
-	}
-	return append(out, bson.E{Key: outbox.FieldOutbox, Value: box}), nil
-}
 
 // withoutSeq is the $set Stage returned less the document's event sequence: for the events
 // of an entity that keeps its sequence elsewhere in the document (a trustline).
@@ -110,7 +79,7 @@ func (d walletDoc) data() legacyWalletData {
 
 // walletEvent is the draft of event typ of the wallet as d holds it after the change.
 func walletEvent(ctx context.Context, typ string, d walletDoc) outbox.Draft {
-	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityLegacyWallet, EntityID: d.ID, Data: d.data(), RequestID: requestID(ctx)}
+	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityLegacyWallet, EntityID: d.ID, Data: d.data(), RequestID: outbox.RequestID(ctx)}
 }
 
 // trustlineData is a trustline's event data: what activating it answers (endpoint 13), the
@@ -129,5 +98,5 @@ type trustlineData struct {
 func trustlineEvent(ctx context.Context, typ string, d walletDoc, a assetDoc, status string) outbox.Draft {
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityTrustline, EntityID: TrustlineID(d.ID, a.CurrencyID),
 		Data: trustlineData{WalletID: d.ID, CurrencyID: a.CurrencyID, Currency: a.Currency, UnitCurrency: a.UnitCurrency, Status: status,
-			MinimumBalanceXLM: custody.TrustlineReserve(d.Subentries).String()}, RequestID: requestID(ctx)}
+			MinimumBalanceXLM: custody.TrustlineReserve(d.Subentries).String()}, RequestID: outbox.RequestID(ctx)}
 }

@@ -92,7 +92,7 @@ func (s *Store) InsertWallet(ctx context.Context, w custody.Wallet) error {
 	if err != nil {
 		return fmt.Errorf("insert wallet %s: %w", w.ID, err)
 	}
-	created, err := withEvents(doc, set, staged)
+	created, err := outbox.Attach(doc, set, staged)
 	if err != nil {
 		return fmt.Errorf("insert wallet %s: %w", w.ID, err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/events"
-	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/amount"
@@ -39,12 +38,6 @@ func (st *Store) Outboxes() []*mongo.Collection {
 // projection on findAndModify, so the conditional updates return the whole document.
 var withoutOutbox = bson.D{{Key: outbox.FieldOutbox, Value: 0}}
 
-// requestID is the request-identifier of the API call ctx belongs to (none in the sweepers).
-func requestID(ctx context.Context) string {
-	r, _ := logging.FromContext(ctx)
-	return r.ID
-}
-
 // stage stages the events of one change, one draft per audience, each the next event (seq+1)
 // of its own entity; the entities share the document's sequence (see settlementDrafts).
 func stage(seq int64, now time.Time, drafts []outbox.Draft) (set, push bson.D, staged []events.Event, err error) {
@@ -60,27 +53,6 @@ func stage(seq int64, now time.Time, drafts []outbox.Draft) (set, push bson.D, s
 		docs[i] = e.Document()
 	}
 	return set, bson.D{{Key: outbox.FieldOutbox, Value: bson.D{{Key: "$each", Value: docs}}}}, staged, nil
-}
-
-// withEvents is doc as an insert stores it with its first events staged: the fields of set
-// (eventSeq, hasPending) and the outbox holding the events.
-func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	var d bson.D
-	if err := bson.Unmarshal(raw, &d); err != nil {
-		return nil, err
-	}
-	d = slices.DeleteFunc(d, func(e bson.E) bool {
-		return e.Key == outbox.FieldOutbox || slices.ContainsFunc(set, func(s bson.E) bool { return s.Key == e.Key })
-	})
-	box := make(bson.A, len(staged))
-	for i, e := range staged {
-		box[i] = e.Document()
-	}
-	return append(append(d, set...), bson.E{Key: outbox.FieldOutbox, Value: box}), nil
 }
 
 // settlementEventType is the event of a settlement entering status: settlement.received,
@@ -122,7 +94,7 @@ func SettlementEntityID(s settlement.Settlement, company string) string {
 // settlement engine's InstructSettlement): interchange does not know which company operates
 // a venue (only a caller's principal names the venues it operates).
 func settlementDrafts(ctx context.Context, s settlement.Settlement, previous string) []outbox.Draft {
-	request := requestID(ctx)
+	request := outbox.RequestID(ctx)
 	audiences := append([]string{s.CompanyID}, slices.DeleteFunc(s.Parties(), func(c string) bool { return c == s.CompanyID })...)
 	drafts := make([]outbox.Draft, 0, len(audiences))
 	for _, company := range audiences {
@@ -210,7 +182,7 @@ func withdrawalEventType(status string) string {
 // no event goes to it.
 func withdrawalDrafts(ctx context.Context, w withdrawal.Withdrawal, previous string) []outbox.Draft {
 	return []outbox.Draft{{Type: withdrawalEventType(w.Status), CompanyID: w.CompanyID, EntityType: EntityWithdrawal,
-		EntityID: w.TransferID, Data: withdrawalView(w, previous), RequestID: requestID(ctx)}}
+		EntityID: w.TransferID, Data: withdrawalView(w, previous), RequestID: outbox.RequestID(ctx)}}
 }
 
 // withdrawalData is a withdrawal as its client's record in the withdrawal search shows it.

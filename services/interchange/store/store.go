@@ -93,7 +93,7 @@ func (st *Store) InsertSettlement(ctx context.Context, s settlement.Settlement) 
 	if err != nil {
 		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
 	}
-	doc, err := withEvents(toSettlementDoc(s), set, staged)
+	doc, err := outbox.Attach(toSettlementDoc(s), set, staged)
 	if err != nil {
 		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
 	}

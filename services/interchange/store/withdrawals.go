@@ -12,6 +12,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 type withdrawalDoc struct {
@@ -114,7 +115,7 @@ func insertedWithdrawal(ctx context.Context, w withdrawal.Withdrawal, now time.T
 	if err != nil {
 		return nil, err
 	}
-	return withEvents(withdrawalDoc(w), set, staged)
+	return outbox.Attach(withdrawalDoc(w), set, staged)
 }
 
 // Decide records the decision on a pending withdrawal, and its event (withdrawalDrafts), if

@@ -223,3 +223,37 @@ func TestStageRefuses(t *testing.T) {
 		t.Errorf("two drafts after sequence 4: %+v, %v; want versions 5 and 6, distinct ids", events, err)
 	}
 }
+
+// TestAttachRecordsTheFirstEventsOnANewDocument: an insert carries its first events; a
+// document type that has its own eventSeq or outbox fields gets Stage's in their place.
+func TestAttachRecordsTheFirstEventsOnANewDocument(t *testing.T) {
+	t.Parallel()
+	doc := entity{ID: "R-9", Status: "CREATED", Version: 1, EventSeq: 7, Outbox: []bson.Raw{}}
+	got, err := outbox.NewDocument(doc, at, outbox.Draft{Type: "service_request.created", CompanyID: "ZTEST", EntityType: "service_request", EntityID: "R-9", Data: map[string]string{"status": "CREATED"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range got {
+		count[e.Key]++
+	}
+	for _, key := range []string{"_id", "status", outbox.FieldSeq, outbox.FieldOutbox, outbox.FieldPending} {
+		if count[key] != 1 {
+			t.Errorf("field %s appears %d times in %v, want once", key, count[key], got)
+		}
+	}
+	coll := testdb.New(t).Collection("requests")
+	if _, err := coll.InsertOne(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	stored := read(t, coll, "R-9")
+	if stored.EventSeq != 1 || !stored.HasPending || len(stored.Outbox) != 1 {
+		t.Fatalf("stored %+v, want event sequence 1 and one pending event", stored)
+	}
+	if e, err := events.Decode(stored.Outbox[0]); err != nil || e.Entity.Version != 1 || e.Type != "service_request.created" {
+		t.Fatalf("outbox event = %+v, %v", e, err)
+	}
+	if outbox.RequestID(context.Background()) != "" {
+		t.Fatal("a context outside an API call has a request id")
+	}
+}

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
-	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
 )
@@ -75,42 +72,7 @@ func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (
 		EntityIDs: nonNil(r.EntityIDs), CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy, Checkers: checkers,
 		CreatedAt: apitime.Format(r.CreatedAt), UpdatedAt: apitime.Format(r.UpdatedAt), ExpiresAt: apitime.Format(r.ExpiresAt)}
 	return outbox.Draft{Type: typ, CompanyID: r.CompanyID, EntityType: EntityServiceRequest, EntityID: r.ID, Data: data,
-		RequestID: requestID(ctx)}, nil
-}
-
-// requestID is the request-identifier of the API call ctx belongs to; none for the sweeper.
-func requestID(ctx context.Context) string {
-	if r, ok := logging.FromContext(ctx); ok {
-		return r.ID
-	}
-	return ""
-}
-
-// withEvents returns doc, a new document, with the events of its creation staged on it
-// (event sequence 0 before them): the fields outbox.Stage sets, and the outbox holding them.
-func withEvents(doc any, at time.Time, drafts ...outbox.Draft) (bson.D, error) {
-	set, _, staged, err := outbox.Stage(0, at, drafts...)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := bson.Raw(raw).Elements()
-	if err != nil {
-		return nil, err
-	}
-	out := make(bson.D, 0, len(elems)+len(set)+1)
-	for _, e := range elems {
-		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
-	}
-	pending := make(bson.A, len(staged))
-	for i, e := range staged {
-		pending[i] = e.Document()
-	}
-	out = append(out, set...)
-	return append(out, bson.E{Key: outbox.FieldOutbox, Value: pending}), nil
+		RequestID: outbox.RequestID(ctx)}, nil
 }
 
 // Outboxes are the collections whose documents carry an outbox, for the app's relays

@@ -68,7 +68,7 @@ func (s *Store) InsertRequest(ctx context.Context, r servicedesk.Request) error 
 	if err != nil {
 		return err
 	}
-	doc, err := withEvents(toDoc(r), r.CreatedAt, created)
+	doc, err := outbox.NewDocument(toDoc(r), r.CreatedAt, created)
 	if err != nil {
 		return fmt.Errorf("request %s: %w", r.ID, err)
 	}

@@ -71,11 +71,11 @@ func (s *Store) InsertAddress(ctx context.Context, a trading.VaultAddress) (trad
 		Currency: a.Currency, WalletOwner: toPartyDoc(a.WalletOwner), Custodian: toPartyDoc(a.Custodian),
 		Integrity: integrityDoc(a.Integrity), CreatedAt: a.CreatedAt.UTC().Truncate(time.Millisecond)}
 	set, _, staged, err := outbox.Stage(0, s.now(), outbox.Draft{Type: EventAddressCreated, CompanyID: doc.CompanyID,
-		EntityType: EntityAddress, EntityID: doc.Address, Data: doc.data(), RequestID: requestID(ctx)})
+		EntityType: EntityAddress, EntityID: doc.Address, Data: doc.data(), RequestID: outbox.RequestID(ctx)})
 	if err != nil {
 		return trading.VaultAddress{}, fmt.Errorf("address of %s %s: %w", a.WalletID, a.CurrencyID, err)
 	}
-	created, err := withEvents(doc, set, staged)
+	created, err := outbox.Attach(doc, set, staged)
 	if err != nil {
 		return trading.VaultAddress{}, fmt.Errorf("address of %s %s: %w", a.WalletID, a.CurrencyID, err)
 	}

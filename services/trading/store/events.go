@@ -9,8 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
-	"github.com/zcustody/suite/platform/events"
-	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -30,35 +28,6 @@ const (
 // outbox.Relay over each.
 func (s *Store) Outboxes() []*mongo.Collection {
 	return []*mongo.Collection{s.db.Collection(colWallets), s.db.Collection(colAddresses)}
-}
-
-// requestID is the request-identifier of the API call ctx belongs to; empty outside one.
-func requestID(ctx context.Context) string {
-	r, _ := logging.FromContext(ctx)
-	return r.ID
-}
-
-// withEvents is a new document: doc's fields, then the outbox fields that record the events
-// Stage returned (set: eventSeq and hasPending; the staged events as the outbox).
-func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := bson.Raw(raw).Elements()
-	if err != nil {
-		return nil, err
-	}
-	out := make(bson.D, 0, len(elems)+len(set)+1)
-	for _, e := range elems {
-		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
-	}
-	out = append(out, set...)
-	box := make(bson.A, len(staged))
-	for i, e := range staged {
-		box[i] = e.Document()
-	}
-	return append(out, bson.E{Key: outbox.FieldOutbox, Value: box}), nil
 }
 
 // walletData is a wallet's event data: its fields as the wallet search (endpoint 2) shows
@@ -88,7 +57,7 @@ func (d walletDoc) data() walletData {
 
 // walletEvent is the draft of event typ of the wallet as d holds it after the change.
 func walletEvent(ctx context.Context, typ string, d walletDoc) outbox.Draft {
-	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityWallet, EntityID: d.ID, Data: d.data(), RequestID: requestID(ctx)}
+	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityWallet, EntityID: d.ID, Data: d.data(), RequestID: outbox.RequestID(ctx)}
 }
 
 type postalData struct {
@@ -138,5 +107,5 @@ func (s *Store) newWalletDocument(ctx context.Context, w trading.Wallet) (bson.D
 	if err != nil {
 		return nil, fmt.Errorf("wallet %s: %w", w.ID, err)
 	}
-	return withEvents(doc, set, staged)
+	return outbox.Attach(doc, set, staged)
 }

@@ -2,14 +2,11 @@ package store
 
 import (
 	"context"
-	"slices"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
-	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/outbox"
@@ -55,27 +52,6 @@ func whitelistedDraft(ctx context.Context, eventType string, w address.Whitelist
 		Data: whitelistedData{Address: w.Address, AddressPurpose: purposes, Status: w.Status, PreviousStatus: previous,
 			CreatedAt: apitime.Format(w.CreatedAt), Blockchain: w.Blockchain, BlockchainID: address.BlockchainID(w.Blockchain)},
 		RequestID: r.ID}
-}
-
-// withEvents is doc as an insert stores it with its first events staged: the fields of set
-// (eventSeq, hasPending) and the outbox holding the events.
-func withEvents(doc any, set bson.D, staged []events.Event) (bson.D, error) {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	var d bson.D
-	if err := bson.Unmarshal(raw, &d); err != nil {
-		return nil, err
-	}
-	d = slices.DeleteFunc(d, func(e bson.E) bool {
-		return e.Key == outbox.FieldOutbox || slices.ContainsFunc(set, func(s bson.E) bool { return s.Key == e.Key })
-	})
-	box := make(bson.A, len(staged))
-	for i, e := range staged {
-		box[i] = e.Document()
-	}
-	return append(append(d, set...), bson.E{Key: outbox.FieldOutbox, Value: box}), nil
 }
 
 func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }

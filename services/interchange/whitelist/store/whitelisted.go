@@ -77,7 +77,7 @@ func (s *Store) InsertWhitelisted(ctx context.Context, w address.Whitelisted) (a
 	if err != nil {
 		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
 	}
-	doc, err := withEvents(toWhitelistedDoc(w), set, staged)
+	doc, err := outbox.Attach(toWhitelistedDoc(w), set, staged)
 	if err != nil {
 		return address.Whitelisted{}, fmt.Errorf("insert whitelisted address %s: %w", w.ID, err)
 	}
