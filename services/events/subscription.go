@@ -30,6 +30,8 @@ const (
 	ChangeCreate = "CREATE"
 	ChangeURL    = "URL"
 	ChangeSecret = "SECRET"
+	// ChangeTypes widens the event types (a narrowing needs no checker).
+	ChangeTypes = "TYPES"
 )
 
 // SecretOverlap is how long the previous secret keeps signing after a rotation, so that a
@@ -79,8 +81,10 @@ type SealedSecret struct {
 
 // Change is a URL or secret change (or the creation) waiting for a checker.
 type Change struct {
-	Kind       string
-	URL        string
+	Kind string
+	URL  string
+	// Types are the proposed event types of a TYPES change (empty: every type).
+	Types      []string
 	Secret     webhook.Sealed
 	ProposedBy string
 	ProposedAt time.Time
@@ -154,6 +158,28 @@ func (s *Subscription) ProposeURL(rawURL, by string, now time.Time) error {
 	return nil
 }
 
+// SetTypes changes the event types: a narrowing (a subset of what is delivered now) at once,
+// a widening as a change for a checker, as it sends the approved endpoint more than was
+// approved. While the creation waits, the types are the ones the checker is looking at and
+// cannot change.
+func (s *Subscription) SetTypes(types []string, by string, now time.Time) error {
+	if s.Status == StatusPendingApproval {
+		return apperr.Precondition(apperr.CodeConflict, "types", "subscription %s waits for a checker; its types cannot change before the decision", s.ID)
+	}
+	narrower := len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return !s.Wants(t) })
+	if narrower {
+		s.Types = types
+		s.UpdatedBy, s.UpdatedAt = by, now
+		return nil
+	}
+	if s.Pending != nil {
+		return apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s already has a %s change waiting for a checker", s.ID, s.Pending.Kind)
+	}
+	s.Pending = &Change{Kind: ChangeTypes, Types: types, ProposedBy: by, ProposedAt: now}
+	s.UpdatedBy, s.UpdatedAt = by, now
+	return nil
+}
+
 // ProposeSecret makes a new secret for a checker to put in force; the plain secret is
 // returned to be shown once.
 func (s *Subscription) ProposeSecret(by string, now time.Time, keys *webhook.Keyring) (webhook.Secret, error) {
@@ -198,6 +224,8 @@ func (s *Subscription) Decide(approve bool, by string, now time.Time, head int64
 		s.Status, s.Cursor = StatusActive, head
 	case ChangeURL:
 		s.URL = change.URL
+	case ChangeTypes:
+		s.Types = change.Types
 	case ChangeSecret:
 		current := s.Secrets[0]
 		current.Until = now.Add(SecretOverlap)

@@ -342,7 +342,8 @@ export interface paths {
         put?: never;
         /**
          * Change a subscription's types, switch or URL
-         * @description A maker changes the event types or the switch at once; a new URL waits for a checker.
+         * @description A maker narrows the event types or flips the switch at once; a new URL or wider types wait
+         *      for a checker.
          */
         post: operations["updateWebhookSubscription"];
         delete?: never;
@@ -1548,7 +1549,7 @@ export interface components {
         PendingChange: {
             /**
              * kind
-             * @description CREATE, URL or SECRET.
+             * @description CREATE, URL, SECRET or TYPES.
              */
             kind?: string;
             /**
@@ -1566,6 +1567,11 @@ export interface components {
              * @description ISO 8601 UTC time of the proposal.
              */
             proposedAt?: string;
+            /**
+             * types
+             * @description The proposed event types (TYPES: a widening; empty is every type).
+             */
+            types?: string[];
         };
         /**
          * RejectSubscriptionChangeResponse

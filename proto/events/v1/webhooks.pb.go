@@ -247,14 +247,16 @@ func (x *Subscription) GetUpdatedAt() string {
 // A change waiting for a checker.
 type PendingChange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// CREATE, URL or SECRET.
+	// CREATE, URL, SECRET or TYPES.
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	// The proposed URL (CREATE and URL).
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// The maker.
 	ProposedBy string `protobuf:"bytes,3,opt,name=proposed_by,json=proposedBy,proto3" json:"proposed_by,omitempty"`
 	// ISO 8601 UTC time of the proposal.
-	ProposedAt    string `protobuf:"bytes,4,opt,name=proposed_at,json=proposedAt,proto3" json:"proposed_at,omitempty"`
+	ProposedAt string `protobuf:"bytes,4,opt,name=proposed_at,json=proposedAt,proto3" json:"proposed_at,omitempty"`
+	// The proposed event types (TYPES: a widening; empty is every type).
+	Types         []string `protobuf:"bytes,5,rep,name=types,proto3" json:"types,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -315,6 +317,13 @@ func (x *PendingChange) GetProposedAt() string {
 		return x.ProposedAt
 	}
 	return ""
+}
+
+func (x *PendingChange) GetTypes() []string {
+	if x != nil {
+		return x.Types
+	}
+	return nil
 }
 
 // Answer of a creation: the subscription and its signing secret, shown this once.
@@ -1407,14 +1416,15 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"updated_by\x18\r \x01(\tR\tupdatedBy\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x0e \x01(\tR\tupdatedAt\"w\n" +
+	"updated_at\x18\x0e \x01(\tR\tupdatedAt\"\x8d\x01\n" +
 	"\rPendingChange\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1f\n" +
 	"\vproposed_by\x18\x03 \x01(\tR\n" +
 	"proposedBy\x12\x1f\n" +
 	"\vproposed_at\x18\x04 \x01(\tR\n" +
-	"proposedAt\"q\n" +
+	"proposedAt\x12\x14\n" +
+	"\x05types\x18\x05 \x03(\tR\x05types\"q\n" +
 	"\x1aCreateSubscriptionResponse\x12;\n" +
 	"\fsubscription\x18\x01 \x01(\v2\x17.events.v1.SubscriptionR\fsubscription\x12\x16\n" +
 	"\x06secret\x18\x02 \x01(\tR\x06secret\"w\n" +

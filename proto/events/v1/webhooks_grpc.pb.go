@@ -44,7 +44,8 @@ type WebhookServiceClient interface {
 	CreateSubscription(ctx context.Context, in *CreateSubscriptionRequest, opts ...grpc.CallOption) (*CreateSubscriptionResponse, error)
 	// The company's subscriptions, oldest first (at most 20), without secrets.
 	SearchSubscriptions(ctx context.Context, in *SearchSubscriptionsRequest, opts ...grpc.CallOption) (*SearchSubscriptionsResponse, error)
-	// A maker changes the event types or the switch at once; a new URL waits for a checker.
+	// A maker narrows the event types or flips the switch at once; a new URL or wider types wait
+	// for a checker.
 	UpdateSubscription(ctx context.Context, in *UpdateSubscriptionRequest, opts ...grpc.CallOption) (*UpdateSubscriptionResponse, error)
 	// A maker asks for a new secret, shown this once; once a checker approves, both secrets sign
 	// for 24 hours, then only the new one.
@@ -173,7 +174,8 @@ type WebhookServiceServer interface {
 	CreateSubscription(context.Context, *CreateSubscriptionRequest) (*CreateSubscriptionResponse, error)
 	// The company's subscriptions, oldest first (at most 20), without secrets.
 	SearchSubscriptions(context.Context, *SearchSubscriptionsRequest) (*SearchSubscriptionsResponse, error)
-	// A maker changes the event types or the switch at once; a new URL waits for a checker.
+	// A maker narrows the event types or flips the switch at once; a new URL or wider types wait
+	// for a checker.
 	UpdateSubscription(context.Context, *UpdateSubscriptionRequest) (*UpdateSubscriptionResponse, error)
 	// A maker asks for a new secret, shown this once; once a checker approves, both secrets sign
 	// for 24 hours, then only the new one.

@@ -5,10 +5,13 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/zcustody/suite/platform/config"
@@ -52,10 +55,34 @@ type WebhookConfig struct {
 	AllowPrivate bool `env:"WEBHOOK_ALLOW_PRIVATE, default=false"`
 }
 
-// Keyring returns the sealing keyring, nil when no keys are configured.
-func (w WebhookConfig) Keyring() (*webhook.Keyring, error) {
+// publishedWebhookKeys are the SHA-256 of every key-encryption key written in this
+// repository, with where: with PRODUCTION=true a keyring holding one is refused, as the demo
+// signing keys are (platform/config).
+var publishedWebhookKeys = map[string]string{
+	"24f0527725f6fce3e05c8144162be997b1b857f8f8efa9cd78f6788912a3620f": "deploy/k8s/base/secrets/webhook-keys.env",
+	"46f868a7c8ae62028250d4a9c4883ded2021467de198bbe4db658f0a97d0ae3b": "deploy/local/stack (make run)",
+	"630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd": "the events service's tests",
+	"66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925": "32 zero bytes (the start-up tests)",
+}
+
+// Keyring returns the sealing keyring, nil when no keys are configured. With production set,
+// a keyring holding a key published in this repository is refused.
+func (w WebhookConfig) Keyring(production bool) (*webhook.Keyring, error) {
 	if w.Keys == "" {
 		return nil, nil
+	}
+	if production {
+		for entry := range strings.SplitSeq(w.Keys, ",") {
+			id, b64, _ := strings.Cut(strings.TrimSpace(entry), "=")
+			key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
+			if err != nil {
+				continue // ParseKeyring says what is wrong with it
+			}
+			sum := sha256.Sum256(key)
+			if where, ok := publishedWebhookKeys[hex.EncodeToString(sum[:])]; ok {
+				return nil, fmt.Errorf("WEBHOOK_KEYS: key %q is published (%s), refused with PRODUCTION=true", strings.TrimSpace(id), where)
+			}
+		}
 	}
 	return webhook.ParseKeyring(w.KeyCurrent, w.Keys)
 }
@@ -98,7 +125,7 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	srv := server.New(st, server.Options{Poll: cfg.WatchPoll, Heartbeat: cfg.WatchHeartbeat, Now: cfg.Now})
 	eventsv1.RegisterEventsServiceServer(deps.Server.GRPC, srv)
 	eventsv1.RegisterEventLogServiceServer(deps.Server.GRPC, srv)
-	keys, err := cfg.Webhooks.Keyring()
+	keys, err := cfg.Webhooks.Keyring(cfg.Production)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/zcustody/suite/platform/apperr"
@@ -42,6 +43,22 @@ func TestChain(t *testing.T) {
 		c.Refused(t, m, "a company", chaintest.Company(chaintest.ClientCompany))
 		c.Refused(t, m, "the gateway", chaintest.System("gateway"))
 		c.Admitted(t, m, "custody", chaintest.System("custody"))
+	})
+	t.Run("a service appends only its own entities' events", func(t *testing.T) {
+		log := eventsv1.NewEventLogServiceClient(c.Conn())
+		settlement := staged(chaintest.ClientCompany, "S-1", 1, "settlement.created")
+		_, err := log.AppendEvents(c.AsCaller(t, context.Background(), chaintest.System("custody")), &eventsv1.AppendEventsRequest{Events: []*eventsv1.StagedEvent{settlement}})
+		if status.Code(err) != codes.PermissionDenied {
+			t.Errorf("custody appending a settlement event = %v, want PermissionDenied", err)
+		}
+		forged := metadata.AppendToOutgoingContext(context.Background(), principal.MetadataKey, c.TokenOf(t, "custody", chaintest.System("interchange")))
+		// The verifier refuses it already (a system signs for itself); the handler checks again.
+		if _, err := log.AppendEvents(forged, &eventsv1.AppendEventsRequest{Events: []*eventsv1.StagedEvent{settlement}}); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("custody's key speaking for interchange = %v, want Unauthenticated", err)
+		}
+		if _, err := log.AppendEvents(c.AsCaller(t, context.Background(), chaintest.System("interchange")), &eventsv1.AppendEventsRequest{Events: []*eventsv1.StagedEvent{settlement}}); err != nil {
+			t.Errorf("interchange appending its settlement event = %v", err)
+		}
 	})
 }
 
@@ -162,7 +179,7 @@ func TestSearchPagesInOrderAndOnlyTheCompanysOwn(t *testing.T) {
 func TestAppendRefusesAMalformedBatchWhole(t *testing.T) {
 	t.Parallel()
 	s := start(t)
-	ctx := s.c.AsCaller(t, context.Background(), chaintest.System("custody"))
+	ctx := s.c.AsCaller(t, context.Background(), chaintest.System("interchange"))
 	good := staged(chaintest.ClientCompany, "S-1", 1, "settlement.created")
 	for name, bad := range map[string]func(*eventsv1.StagedEvent){
 		"an id not ours":   func(e *eventsv1.StagedEvent) { e.Id = "x" },

@@ -2,6 +2,9 @@ package app_test
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -115,11 +118,27 @@ func TestSubscriptionNeedsACheckerForItsURLAndSecret(t *testing.T) {
 	if changed, err = decide(checker, "approve"); err != nil || changed.GetPreviousSecretUntil() == "" {
 		t.Fatalf("rotation approval = %v, %v; want the previous secret kept for the overlap", changed, err)
 	}
-	// Types and the switch change at once, without a checker.
+	// The switch changes at once; wider types (every type, from one) wait for a checker.
 	offAnswer, err := h.client.UpdateSubscription(h.as(t, maker), &eventsv1.UpdateSubscriptionRequest{SubscriptionId: sub.GetSubscriptionId(), SetTypes: true, Enabled: ptr(false)})
 	off := offAnswer.GetSubscription()
-	if err != nil || off.GetEnabled() || len(off.GetTypes()) != 0 || off.GetPending() != nil {
-		t.Fatalf("types and switch = %v, %v; want every type, switched off, nothing pending", off, err)
+	if err != nil || off.GetEnabled() || fmt.Sprint(off.GetTypes()) != "[settlement.complete]" || off.GetPending().GetKind() != "TYPES" {
+		t.Fatalf("switch and wider types = %v, %v; want switched off, the old types in force, TYPES pending", off, err)
+	}
+	if widened, err := decide(checker, "approve"); err != nil || len(widened.GetTypes()) != 0 {
+		t.Fatalf("types approval = %v, %v; want every type", widened, err)
+	}
+	// Narrowing needs nobody.
+	narrowAnswer, err := h.client.UpdateSubscription(h.as(t, maker), &eventsv1.UpdateSubscriptionRequest{SubscriptionId: sub.GetSubscriptionId(), SetTypes: true, Types: []string{"withdrawal.accepted"}})
+	if narrow := narrowAnswer.GetSubscription(); err != nil || fmt.Sprint(narrow.GetTypes()) != "[withdrawal.accepted]" || narrow.GetPending() != nil {
+		t.Fatalf("narrowing = %v, %v; want it at once", narrow, err)
+	}
+	// While a creation waits, its types are what the checker sees.
+	waiting, err := h.client.CreateSubscription(h.as(t, maker), &eventsv1.CreateSubscriptionRequest{Url: "http://127.0.0.1:11/x", Types: []string{"vasp.activated"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.UpdateSubscription(h.as(t, maker), &eventsv1.UpdateSubscriptionRequest{SubscriptionId: waiting.GetSubscription().GetSubscriptionId(), SetTypes: true}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("changing a waiting creation's types = %v, want FailedPrecondition", err)
 	}
 	// Another company sees none of it.
 	other := person(chaintest.OperatorCompany, principal.RoleMaker, "olga")
@@ -131,7 +150,7 @@ func TestSubscriptionNeedsACheckerForItsURLAndSecret(t *testing.T) {
 		t.Fatalf("another company enabling it = %v, want NotFound", err)
 	}
 	mine, err := h.client.SearchSubscriptions(h.as(t, chaintest.Company(chaintest.ClientCompany)), &eventsv1.SearchSubscriptionsRequest{})
-	if err != nil || len(mine.GetItems()) != 1 {
+	if err != nil || len(mine.GetItems()) != 2 {
 		t.Fatalf("the company lists %v, %v", mine, err)
 	}
 }
@@ -154,4 +173,41 @@ func mustMarshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestProductionRefusesPublishedWebhookKeys: every keyring written in the repository (the
+// Kubernetes example, the local suite's, the tests') is refused with PRODUCTION=true.
+func TestProductionRefusesPublishedWebhookKeys(t *testing.T) {
+	t.Parallel()
+	example, err := os.ReadFile("../../../deploy/k8s/base/secrets/webhook-keys.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys, current string
+	for line := range strings.SplitSeq(string(example), "\n") {
+		if v, ok := strings.CutPrefix(line, "WEBHOOK_KEYS="); ok {
+			keys = v
+		}
+		if v, ok := strings.CutPrefix(line, "WEBHOOK_KEY_CURRENT="); ok {
+			current = v
+		}
+	}
+	fresh := make([]byte, 32)
+	fresh[0] = 42
+	own := "fresh=" + base64.StdEncoding.EncodeToString(fresh)
+	for name, cfg := range map[string]app.WebhookConfig{
+		"the Kubernetes example":             {Keys: keys, KeyCurrent: current},
+		"the tests' keyring":                 config().Webhooks,
+		"a fresh key beside a published one": {Keys: own + "," + testKeys, KeyCurrent: "fresh"},
+	} {
+		if _, err := cfg.Keyring(true); err == nil || !strings.Contains(err.Error(), "published") {
+			t.Errorf("%s in production: %v, want refused as published", name, err)
+		}
+		if k, err := cfg.Keyring(false); err != nil || k == nil {
+			t.Errorf("%s outside production: %v", name, err)
+		}
+	}
+	if k, err := (app.WebhookConfig{Keys: own, KeyCurrent: "fresh"}).Keyring(true); err != nil || k == nil {
+		t.Errorf("a key of the deployment's own in production: %v", err)
+	}
 }

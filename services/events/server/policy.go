@@ -11,6 +11,17 @@ import (
 // services, each signing as itself.
 var Relays = []string{catalog.Servicedesk, catalog.Trading, catalog.Interchange, catalog.Custody, catalog.Compliance}
 
+// EntityOwners are the entity types each relaying service may append events of: a service
+// reports only its own entities' changes (a compromised or mistaken relay cannot write
+// another service's history). The types are the ones the stores stage (their events.go).
+var EntityOwners = map[string][]string{
+	catalog.Servicedesk: {"service_request"},
+	catalog.Trading:     {"wallet", "address"},
+	catalog.Interchange: {"settlement", "withdrawal", "whitelisted_address"},
+	catalog.Custody:     {"legacy_wallet", "trustline"},
+	catalog.Compliance:  {"vasp_activation"},
+}
+
 // Policy is who may call each of the events service's methods (authz): the search any caller
 // of a company, the stream a company's callers and the internal systems, the intake the
 // services' relays only; subscriptions are changed by makers, and their creation, URL and

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -29,8 +30,8 @@ type Log interface {
 	Read(ctx context.Context, q store.Query) ([]store.Logged, bool, error)
 }
 
-// MaxAppend bounds the events of one AppendEvents call: a relay's batch.
-const MaxAppend = 100
+// MaxAppend bounds the events of one AppendEvents call: a relay's chunk.
+const MaxAppend = outbox.MaxAppend
 
 // DefaultLimit is a search page's size when the request names none.
 const DefaultLimit = 100
@@ -81,11 +82,20 @@ func (s *Server) AppendEvents(ctx context.Context, req *eventsv1.AppendEventsReq
 	if len(req.GetEvents()) > MaxAppend {
 		return nil, apperr.Invalid(apperr.CodeLength, "events", "at most %d events per call", MaxAppend)
 	}
+	caller, _ := principal.FromContext(ctx)
+	if caller.Issuer != caller.System {
+		// A service signs for itself only: custody's key cannot speak for interchange.
+		return nil, apperr.Forbidden("%s may not append events as %s", caller.Issuer, caller.System)
+	}
+	owned := EntityOwners[caller.System]
 	evs := make([]pevents.Event, 0, len(req.GetEvents()))
 	for _, e := range req.GetEvents() {
 		ev, err := fromStaged(e)
 		if err != nil {
 			return nil, err
+		}
+		if !slices.Contains(owned, ev.Entity.Type) {
+			return nil, apperr.ForbiddenField("entity_type", "%s does not own %s entities", caller.System, ev.Entity.Type)
 		}
 		evs = append(evs, ev)
 	}

@@ -145,7 +145,9 @@ func (w *Webhooks) UpdateSubscription(ctx context.Context, req *eventsv1.UpdateS
 			return apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s was rejected; create a new one", s.ID)
 		}
 		if req.GetSetTypes() {
-			s.Types = req.GetTypes()
+			if err := s.SetTypes(req.GetTypes(), p.UserEmail, now); err != nil {
+				return err
+			}
 		}
 		if req.Enabled != nil {
 			if req.GetEnabled() {
@@ -241,7 +243,7 @@ func toSubscription(s events.Subscription, now time.Time) *eventsv1.Subscription
 		out.SuspendedAt = apitime.Format(s.SuspendedAt)
 	}
 	if c := s.Pending; c != nil {
-		out.Pending = &eventsv1.PendingChange{Kind: c.Kind, Url: c.URL, ProposedBy: c.ProposedBy, ProposedAt: apitime.Format(c.ProposedAt)}
+		out.Pending = &eventsv1.PendingChange{Kind: c.Kind, Url: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: apitime.Format(c.ProposedAt)}
 	}
 	for _, sec := range s.InForce(now)[min(1, len(s.InForce(now))):] {
 		if !sec.Until.IsZero() {

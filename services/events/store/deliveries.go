@@ -466,14 +466,14 @@ type stagedDoc struct {
 }
 
 // suspendedEvent is the webhook_subscription.suspended event of sub (as suspended, its
-// EventSeq already counting the event).
-func suspendedEvent(id, company, url, reason string, eventSeq int64, at time.Time) (pevents.Event, error) {
+// EventSeq already counting the event). It names the subscription, not its URL: the event
+// goes to the company's other endpoints, and a URL may carry a token of its own.
+func suspendedEvent(id, company, _, reason string, eventSeq int64, at time.Time) (pevents.Event, error) {
 	data, err := json.Marshal(struct {
 		SubscriptionID string `json:"subscriptionId"`
-		URL            string `json:"url"`
 		Reason         string `json:"reason"`
 		SuspendedAt    string `json:"suspendedAt"`
-	}{id, url, reason, apitime.Format(at)})
+	}{id, reason, apitime.Format(at)})
 	if err != nil {
 		return pevents.Event{}, err
 	}

@@ -36,6 +36,7 @@ type secretDoc struct {
 type changeDoc struct {
 	Kind       string          `bson:"kind"`
 	URL        string          `bson:"url,omitempty"`
+	Types      []string        `bson:"types,omitempty"`
 	Secret     *webhook.Sealed `bson:"secret,omitempty"`
 	ProposedBy string          `bson:"proposedBy"`
 	ProposedAt time.Time       `bson:"proposedAt"`
@@ -92,7 +93,7 @@ func toSubscriptionDoc(s events.Subscription) subscriptionDoc {
 		d.Secrets = append(d.Secrets, secretDoc{Sealed: sec.Sealed, Until: timePtr(sec.Until)})
 	}
 	if c := s.Pending; c != nil {
-		d.Pending = &changeDoc{Kind: c.Kind, URL: c.URL, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
+		d.Pending = &changeDoc{Kind: c.Kind, URL: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
 		if c.Kind == events.ChangeSecret {
 			sealed := c.Secret
 			d.Pending.Secret = &sealed
@@ -110,7 +111,7 @@ func (d subscriptionDoc) subscription() events.Subscription {
 		s.Secrets = append(s.Secrets, events.SealedSecret{Sealed: sec.Sealed, Until: timeOf(sec.Until)})
 	}
 	if c := d.Pending; c != nil {
-		s.Pending = &events.Change{Kind: c.Kind, URL: c.URL, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
+		s.Pending = &events.Change{Kind: c.Kind, URL: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
 		if c.Secret != nil {
 			s.Pending.Secret = *c.Secret
 		}

@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -255,5 +256,69 @@ func TestAttachRecordsTheFirstEventsOnANewDocument(t *testing.T) {
 	}
 	if outbox.RequestID(context.Background()) != "" {
 		t.Fatal("a context outside an API call has a request id")
+	}
+}
+
+// strictSink is a sink as the events service's intake is: it refuses a call of more than
+// outbox.MaxAppend events, and every event of the refused entity.
+type strictSink struct {
+	events.Collection
+	refuse string
+	calls  []int
+}
+
+func (s *strictSink) Append(ctx context.Context, evs []events.Event) error {
+	s.calls = append(s.calls, len(evs))
+	if len(evs) > outbox.MaxAppend {
+		return fmt.Errorf("%d events in one call", len(evs))
+	}
+	for _, e := range evs {
+		if e.Entity.ID == s.refuse {
+			return fmt.Errorf("refused %s", e.Entity.ID)
+		}
+	}
+	return s.Collection.Append(ctx, evs)
+}
+
+// TestRelayHandsABigOutboxOverInChunksAndSkipsARefusedDocument: a document holding more
+// events than one call may carry (a settlement with many audiences, staged while the events
+// service was away) is relayed in chunks, in order; a document whose events are refused does
+// not hold up the others.
+func TestRelayHandsABigOutboxOverInChunksAndSkipsARefusedDocument(t *testing.T) {
+	t.Parallel()
+	coll, log, _ := setup(t)
+	var drafts []outbox.Draft
+	for i := range 250 {
+		drafts = append(drafts, outbox.Draft{Type: "settlement.updated", CompanyID: fmt.Sprintf("Z%03d", i), EntityType: "settlement", EntityID: fmt.Sprintf("T-1@Z%03d", i), Data: map[string]int{"n": i}})
+	}
+	for _, id := range []string{"BIG", "BAD"} {
+		doc, err := outbox.NewDocument(bson.D{{Key: "_id", Value: id}, {Key: "version", Value: int64(1)}}, at, drafts...)
+		if id == "BAD" {
+			doc, err = outbox.NewDocument(bson.D{{Key: "_id", Value: id}, {Key: "version", Value: int64(1)}}, at,
+				outbox.Draft{Type: "settlement.updated", CompanyID: "ZBAD", EntityType: "settlement", EntityID: "T-BAD", Data: map[string]int{}})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.InsertOne(context.Background(), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sink := &strictSink{Collection: log, refuse: "T-BAD"}
+	n, err := outbox.NewRelay(coll, sink, nil).Once(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "T-BAD") {
+		t.Errorf("Once error = %v, want the refused document named", err)
+	}
+	if n != 250 {
+		t.Fatalf("relayed %d events, want BIG's 250 despite BAD", n)
+	}
+	if fmt.Sprint(sink.calls) != "[1 100 100 50]" {
+		t.Errorf("calls carried %v events, want BAD's one refused, then BIG in chunks of at most %d", sink.calls, outbox.MaxAppend)
+	}
+	if big := read(t, coll, "BIG"); len(big.Outbox) != 0 || big.HasPending {
+		t.Errorf("BIG keeps %d events (pending %v) after relaying, want none", len(big.Outbox), big.HasPending)
+	}
+	if bad := read(t, coll, "BAD"); len(bad.Outbox) != 1 || !bad.HasPending {
+		t.Errorf("BAD's refused event: outbox %d, pending %v; want kept for the next pass", len(bad.Outbox), bad.HasPending)
 	}
 }

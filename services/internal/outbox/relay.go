@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -20,6 +21,11 @@ type Sink interface {
 
 // DefaultBatch is how many documents one relay pass visits at most.
 const DefaultBatch = 100
+
+// MaxAppend is how many events one Append carries at most (the events service's intake
+// refuses more): a document's outbox is handed over in chunks of it, oldest first, each
+// removed from the document once it is kept.
+const MaxAppend = 100
 
 // Relay moves the outbox of one collection's documents to a Sink.
 type Relay struct {
@@ -58,15 +64,21 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	if err := cur.All(ctx, &docs); err != nil {
 		return 0, fmt.Errorf("outbox: read pending: %w", err)
 	}
+	// One document that cannot be relayed (its events refused) must not hold up the others:
+	// each is tried, and the failures are reported together.
 	relayed := 0
+	var errs []error
 	for _, d := range docs {
 		n, err := r.relay(ctx, d)
 		relayed += n
 		if err != nil {
-			return relayed, err
+			if ctx.Err() != nil {
+				return relayed, err
+			}
+			errs = append(errs, err)
 		}
 	}
-	return relayed, nil
+	return relayed, errors.Join(errs...)
 }
 
 func (r *Relay) relay(ctx context.Context, d pendingDoc) (int, error) {
@@ -78,17 +90,18 @@ func (r *Relay) relay(ctx context.Context, d pendingDoc) (int, error) {
 		}
 		evs = append(evs, e)
 	}
-	if len(evs) > 0 {
-		if err := r.sink.Append(ctx, evs); err != nil {
-			return 0, fmt.Errorf("outbox: relay %s %v: %w", r.coll.Name(), d.ID, err)
+	for start := 0; start < len(evs); start += MaxAppend {
+		end := min(start+MaxAppend, len(evs))
+		if err := r.sink.Append(ctx, evs[start:end]); err != nil {
+			return start, fmt.Errorf("outbox: relay %s %v: %w", r.coll.Name(), d.ID, err)
 		}
 		// The exact elements as read: events staged since stay for the next pass.
-		elems := make(bson.A, len(d.Outbox))
-		for i, raw := range d.Outbox {
+		elems := make(bson.A, end-start)
+		for i, raw := range d.Outbox[start:end] {
 			elems[i] = raw
 		}
 		if _, err := r.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: d.ID}}, bson.D{{Key: "$pullAll", Value: bson.D{{Key: FieldOutbox, Value: elems}}}}); err != nil {
-			return 0, fmt.Errorf("outbox: remove relayed events of %s %v: %w", r.coll.Name(), d.ID, err)
+			return start, fmt.Errorf("outbox: remove relayed events of %s %v: %w", r.coll.Name(), d.ID, err)
 		}
 	}
 	// Cleared only while the outbox is empty: an event staged meanwhile keeps the mark.

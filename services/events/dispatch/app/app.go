@@ -61,7 +61,7 @@ func (c Config) Options() (dispatch.Options, error) {
 		}
 		schedule = s
 	}
-	keyring, err := c.Keyring()
+	keyring, err := c.Keyring(c.Production)
 	if err == nil && keyring == nil {
 		err = errors.New("no keys")
 	}
