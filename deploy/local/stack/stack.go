@@ -172,13 +172,13 @@ func services(opts Options) map[string]runner {
 		},
 		eventsapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			c.EventsAddr = "" // the log relays to nobody
-			return eventsapp.Run(ctx, eventsapp.Config{Common: c, SequenceInterval: 50 * time.Millisecond, SequencerLease: 5 * time.Second,
+			return eventsapp.Run(ctx, eventsapp.Config{Common: c, SequenceInterval: 100 * time.Millisecond, SequencerLease: 5 * time.Second,
 				Retention: 30 * 24 * time.Hour, WatchPoll: 50 * time.Millisecond, WatchHeartbeat: 5 * time.Second, Webhooks: demoWebhooks}, l)
 		},
 		dispatchapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			c.EventsAddr, c.Database = "", eventsapp.Name // it shares the events service's database
 			return dispatchapp.Run(ctx, dispatchapp.Config{Common: c, WebhookConfig: demoWebhooks, Schedule: LocalSchedule,
-				Timeout: 5 * time.Second, SuspendAfter: 5 * 24 * time.Hour, Interval: 50 * time.Millisecond, Lease: 10 * time.Second,
+				Timeout: 5 * time.Second, SuspendAfter: 5 * 24 * time.Hour, Interval: 100 * time.Millisecond, Lease: 10 * time.Second,
 				Retention: 30 * 24 * time.Hour}, l)
 		},
 	}
@@ -224,9 +224,9 @@ func (s *Stack) launch(name string, again bool) error {
 		s.opts.Peers(name, peers)
 	}
 	// The embedded database scans a whole collection for each relay query (production's
-	// sparse index makes it free): a relay pass every 200 ms per collection keeps that load
+	// sparse index makes it free): a relay pass every 250 ms per collection keeps that load
 	// small and an event's delay well under a second.
-	common.EventsAddr, common.RelayInterval = peers[eventsapp.Name], 200*time.Millisecond
+	common.EventsAddr, common.RelayInterval = peers[eventsapp.Name], 250*time.Millisecond
 	svcLogger := s.opts.Logger.With("service", name)
 	ctx, cancel := context.WithCancel(s.runCtx)
 	p := &proc{metrics: metricsAddr, cancel: cancel, done: make(chan struct{}), again: again}
