@@ -211,3 +211,17 @@ func TestProductionRefusesPublishedWebhookKeys(t *testing.T) {
 		t.Errorf("a key of the deployment's own in production: %v", err)
 	}
 }
+
+func TestNothingIsResentToASubscriptionBeforeItsApproval(t *testing.T) {
+	t.Parallel()
+	h := startHooks(t)
+	maker := person(chaintest.ClientCompany, principal.RoleMaker, "mia")
+	created, err := h.client.CreateSubscription(h.as(t, maker), &eventsv1.CreateSubscriptionRequest{Url: "http://127.0.0.1:9/hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.client.ResendEvents(h.as(t, maker), &eventsv1.ResendEventsRequest{SubscriptionId: created.GetSubscription().GetSubscriptionId(), FailedSince: "2026-01-01T00:00:00Z"})
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("resend to a subscription waiting for its checker = %v, want FailedPrecondition", err)
+	}
+}

@@ -386,6 +386,10 @@ func (s *Store) Resend(ctx context.Context, company, subscriptionID string, sel 
 	if err != nil {
 		return 0, err
 	}
+	if sub.Status == events.StatusPendingApproval || sub.Status == events.StatusRejected {
+		// Nothing goes to an endpoint before a checker approved it.
+		return 0, apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s is %s: nothing is sent to it", sub.ID, sub.Status)
+	}
 	set := func(trigger string) bson.D {
 		return bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: events.DeliveryPending}, {Key: "nextAt", Value: now}, {Key: "trigger", Value: trigger},
 			{Key: "run", Value: 0}, {Key: "updatedAt", Value: now}}}}

@@ -53,6 +53,8 @@ func Indexes() []mongodb.Index {
 		mongodb.Index{Collection: colInbox, Name: "arrived_ord_id", Keys: mongodb.Keys("arrived", "ord", "_id")},
 		// One event per position of a company: a second writer's insert is refused.
 		mongodb.Index{Collection: colLog, Name: "company_seq", Keys: mongodb.Keys("companyId", "seq"), Unique: true},
+		// Reading a company's events of some types in order (the search's type filter).
+		mongodb.Index{Collection: colLog, Name: "company_type_seq", Keys: mongodb.Keys("companyId", "type", "seq")},
 		// Reading one entity's events of a company in order.
 		mongodb.Index{Collection: colLog, Name: "company_entity_seq", Keys: mongodb.Keys("companyId", "entity.type", "entity.id", "seq")},
 		// Retention: a company's events logged before a time.
@@ -120,7 +122,11 @@ func (s *Store) Sequence(ctx context.Context) (int, error) {
 	for _, raw := range raws {
 		e, err := pevents.Decode(raw)
 		if err != nil {
-			return 0, err
+			// One unreadable document must not stop every company's log: set it aside.
+			if aerr := s.setAside(ctx, raw, err.Error()); aerr != nil {
+				return 0, aerr
+			}
+			continue
 		}
 		if _, seen := byCompany[e.CompanyID]; !seen {
 			order = append(order, e.CompanyID)
@@ -185,6 +191,20 @@ func (s *Store) sequenceCompany(ctx context.Context, company string, batch []pev
 		}
 	}
 	return placed, failure
+}
+
+// setAside moves an inbox document that can never be placed to the rejected collection,
+// with the reason, for an operator.
+func (s *Store) setAside(ctx context.Context, raw bson.Raw, reason string) error {
+	id := raw.Lookup("_id")
+	doc := bson.D{{Key: "_id", Value: id}, {Key: "reason", Value: reason}, {Key: "at", Value: s.now().UTC()}, {Key: "document", Value: raw}}
+	if _, err := s.db.Collection(colRejected).InsertOne(ctx, doc); err != nil && !mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("events: set aside an unreadable inbox document: %w", err)
+	}
+	if _, err := s.inbox.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
+		return fmt.Errorf("events: remove an unreadable inbox document: %w", err)
+	}
+	return nil
 }
 
 type outcome int

@@ -303,3 +303,25 @@ func TestPruneMovesTheFloorBeforeDeleting(t *testing.T) {
 		t.Fatalf("Companies = %v, %v", companies, err)
 	}
 }
+
+func TestAnUnreadableInboxDocumentHoldsNobodyUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	st := newStore(t, db, "one", time.Minute, newClock().now)
+	// Arrived first, and not an event.
+	if _, err := db.Collection("inbox").InsertOne(ctx, bson.D{{Key: "_id", Value: "evt_broken"}, {Key: "arrived", Value: time.Unix(0, 0).UTC()},
+		{Key: "ord", Value: 0}, {Key: "entity", Value: "not a document"}}); err != nil {
+		t.Fatal(err)
+	}
+	good := event("ZA", "S-1", 1)
+	if _, err := st.Append(ctx, []pevents.Event{good}); err != nil {
+		t.Fatal(err)
+	}
+	if n := sequence(t, st); n != 1 {
+		t.Fatalf("placed %d, want the good event despite the broken one", n)
+	}
+	if n, _ := db.Collection("rejected").CountDocuments(ctx, bson.D{{Key: "_id", Value: "evt_broken"}}); n != 1 {
+		t.Fatal("the broken document is not set aside")
+	}
+}
