@@ -142,20 +142,19 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 	return made, errors.Join(errs...)
 }
 
-// Deliver sends the due deliveries of the delivering subscriptions, in log order, at most
-// Batch, Workers at a time, and returns how many attempts it made.
+// Deliver sends the due deliveries of the delivering subscriptions, at most Batch shared
+// fairly among companies and their subscriptions (fairShare), Workers at a time, and returns
+// how many attempts it made.
 func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
 		return 0, err
 	}
 	bySub := make(map[string]*events.Subscription, len(subs))
-	ids := make([]string, len(subs))
 	for i := range subs {
 		bySub[subs[i].ID] = &subs[i]
-		ids[i] = subs[i].ID
 	}
-	due, err := d.st.DueDeliveries(ctx, ids, d.now(), d.opts.Batch)
+	due, err := d.fairShare(ctx, subs)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
@@ -202,6 +201,60 @@ func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
 	close(work)
 	wg.Wait()
 	return made, errors.Join(errs...)
+}
+
+// fairShare picks a pass's deliveries so that no company, and no subscription of a company,
+// takes the pass from the others: each subscription offers at most its share of Batch (its
+// due deliveries in log order), and the pass takes them round-robin, company by company,
+// then subscription by subscription within a company. A company with many slow endpoints or
+// a deep backlog gets its turn like the rest, not the whole pass.
+func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription) ([]events.Delivery, error) {
+	if len(subs) == 0 {
+		return nil, nil
+	}
+	share := max(1, d.opts.Batch/len(subs))
+	byCompany := map[string][][]events.Delivery{}
+	var companies []string
+	now := d.now()
+	for _, sub := range subs {
+		due, err := d.st.DueDeliveries(ctx, []string{sub.ID}, now, share)
+		if err != nil {
+			return nil, err
+		}
+		if len(due) == 0 {
+			continue
+		}
+		if _, seen := byCompany[sub.CompanyID]; !seen {
+			companies = append(companies, sub.CompanyID)
+		}
+		byCompany[sub.CompanyID] = append(byCompany[sub.CompanyID], due)
+	}
+	perCompany := make([][]events.Delivery, len(companies))
+	for i, c := range companies {
+		perCompany[i] = roundRobin(byCompany[c], -1)
+	}
+	return roundRobin(perCompany, d.opts.Batch), nil
+}
+
+// roundRobin takes one from each list in turn until all are empty or limit are taken
+// (limit < 0: no limit).
+func roundRobin(lists [][]events.Delivery, limit int) []events.Delivery {
+	var out []events.Delivery
+	for i := 0; ; i++ {
+		took := false
+		for _, l := range lists {
+			if i < len(l) {
+				if limit >= 0 && len(out) == limit {
+					return out
+				}
+				out = append(out, l[i])
+				took = true
+			}
+		}
+		if !took {
+			return out
+		}
+	}
 }
 
 // deliver makes one attempt of dl if it is not held by an earlier event of its entity and

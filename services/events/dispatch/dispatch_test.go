@@ -676,3 +676,33 @@ func TestDatabaseGone(t *testing.T) {
 		t.Error("a pass without a database reported no error")
 	}
 }
+
+// TestACompanysBacklogDoesNotTakeThePass: one company with a deep backlog on a slow endpoint
+// and another with one event: the other's event goes in the first pass.
+func TestACompanysBacklogDoesNotTakeThePass(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	slow := newReceiver(t, func(received, int) int { time.Sleep(20 * time.Millisecond); return http.StatusOK })
+	quick := newReceiver(t, func(received, int) int { return http.StatusOK })
+	e.subscribe("ZA", slow.URL)
+	e.subscribe("ZB", quick.URL)
+	var backlog []pevents.Event
+	for i := range 30 {
+		backlog = append(backlog, event("ZA", fmt.Sprintf("A-%d", i), 1))
+	}
+	e.publish(backlog...)
+	e.publish(event("ZB", "B-1", 1))
+	d := e.dispatcher("one", dispatch.Options{Batch: 10, Workers: 2})
+	if _, err := d.FanOut(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Deliver(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(quick.delivered()); got != 1 {
+		t.Errorf("ZB's event delivered %d times in the first pass, want once: ZA's backlog took the pass", got)
+	}
+	if got := len(slow.delivered()); got != 5 {
+		t.Errorf("ZA's deliveries in the first pass: %d, want its share of the batch (10 over 2 subscriptions: 5)", got)
+	}
+}
