@@ -52,7 +52,7 @@ func TestChain(t *testing.T) {
 			t.Errorf("custody appending a settlement event = %v, want PermissionDenied", err)
 		}
 		forged := metadata.AppendToOutgoingContext(context.Background(), principal.MetadataKey, c.TokenOf(t, "custody", chaintest.System("interchange")))
-		// The verifier refuses it already (a system signs for itself); the handler checks again.
+		// The verifier refuses it: a system signs for itself only.
 		if _, err := log.AppendEvents(forged, &eventsv1.AppendEventsRequest{Events: []*eventsv1.StagedEvent{settlement}}); status.Code(err) != codes.Unauthenticated {
 			t.Errorf("custody's key speaking for interchange = %v, want Unauthenticated", err)
 		}

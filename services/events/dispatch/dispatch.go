@@ -92,8 +92,13 @@ func (d *Dispatcher) now() time.Time { return d.opts.Now().UTC() }
 // Pass runs one fan-out and one delivery pass; an error is logged by the caller and the next
 // pass tries again (a database gone away never stops the dispatcher).
 func (d *Dispatcher) Pass(ctx context.Context) error {
-	_, ferr := d.FanOut(ctx)
-	_, derr := d.Deliver(ctx)
+	// One read of the delivering subscriptions serves both halves of the pass.
+	subs, err := d.st.DeliveringSubscriptions(ctx)
+	if err != nil {
+		return err
+	}
+	_, ferr := d.fanOut(ctx, subs)
+	_, derr := d.deliverAll(ctx, subs)
 	return errors.Join(ferr, derr)
 }
 
@@ -105,12 +110,17 @@ func (d *Dispatcher) FanOut(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return d.fanOut(ctx, subs)
+}
+
+func (d *Dispatcher) fanOut(ctx context.Context, subs []events.Subscription) (int, error) {
 	made := 0
 	var errs []error
 	heads := map[string]store.Head{}
 	for _, sub := range subs {
 		head, ok := heads[sub.CompanyID]
 		if !ok {
+			var err error
 			if head, err = d.st.Head(ctx, sub.CompanyID); err != nil {
 				errs = append(errs, err)
 				continue
@@ -150,6 +160,10 @@ func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return d.deliverAll(ctx, subs)
+}
+
+func (d *Dispatcher) deliverAll(ctx context.Context, subs []events.Subscription) (int, error) {
 	bySub := make(map[string]*events.Subscription, len(subs))
 	for i := range subs {
 		bySub[subs[i].ID] = &subs[i]

@@ -34,18 +34,19 @@ func (w *Webhooks) ResendEvents(ctx context.Context, req *eventsv1.ResendEventsR
 		chosen++
 	}
 	if req.GetEntityType() != "" || req.GetEntityId() != "" {
-		if req.GetEntityType() == "" || req.GetEntityId() == "" {
-			return nil, apperr.Missing(map[bool]string{true: "entityId", false: "entityType"}[req.GetEntityType() != ""])
+		if req.GetEntityType() == "" {
+			return nil, apperr.Missing("entityType")
+		}
+		if req.GetEntityId() == "" {
+			return nil, apperr.Missing("entityId")
 		}
 		sel.EntityType, sel.EntityID = req.GetEntityType(), req.GetEntityId()
 		chosen++
 	}
 	if req.GetFailedSince() != "" {
-		at, err := apitime.Parse(req.GetFailedSince())
-		if err != nil {
-			return nil, apperr.Invalid(apperr.CodeFormat, "failedSince", "failedSince is not an ISO 8601 time")
+		if sel.FailedSince, err = optionalTime("failedSince", req.GetFailedSince()); err != nil {
+			return nil, err
 		}
-		sel.FailedSince = at
 		chosen++
 	}
 	if chosen != 1 {
@@ -72,16 +73,11 @@ func (w *Webhooks) SearchDeliveryAttempts(ctx context.Context, req *eventsv1.Sea
 	if req.Limit != nil {
 		q.Limit = int(req.GetLimit())
 	}
-	for field, dst := range map[string]*time.Time{"since": &q.Since, "until": &q.Until} {
-		text := map[string]string{"since": req.GetSince(), "until": req.GetUntil()}[field]
-		if text == "" {
-			continue
-		}
-		at, err := apitime.Parse(text)
-		if err != nil {
-			return nil, apperr.Invalid(apperr.CodeFormat, field, "%s is not an ISO 8601 time", field)
-		}
-		*dst = at
+	if q.Since, err = optionalTime("since", req.GetSince()); err != nil {
+		return nil, err
+	}
+	if q.Until, err = optionalTime("until", req.GetUntil()); err != nil {
+		return nil, err
 	}
 	page, more, err := w.deliveries.ListAttempts(ctx, q)
 	if err != nil {
@@ -97,4 +93,16 @@ func (w *Webhooks) SearchDeliveryAttempts(ctx context.Context, req *eventsv1.Sea
 		out.NextToken = page[len(page)-1].ID
 	}
 	return out, nil
+}
+
+// optionalTime reads a client's ISO 8601 time of field; empty is the zero time.
+func optionalTime(field, text string) (time.Time, error) {
+	if text == "" {
+		return time.Time{}, nil
+	}
+	at, err := apitime.Parse(text)
+	if err != nil {
+		return time.Time{}, apperr.Invalid(apperr.CodeFormat, field, "%s is not an ISO 8601 time", field)
+	}
+	return at, nil
 }

@@ -245,10 +245,9 @@ func toSubscription(s events.Subscription, now time.Time) *eventsv1.Subscription
 	if c := s.Pending; c != nil {
 		out.Pending = &eventsv1.PendingChange{Kind: c.Kind, Url: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: apitime.Format(c.ProposedAt)}
 	}
-	for _, sec := range s.InForce(now)[min(1, len(s.InForce(now))):] {
-		if !sec.Until.IsZero() {
-			out.PreviousSecretUntil = apitime.Format(sec.Until)
-		}
+	// The previous secret, while its overlap lasts, is the second in force.
+	if inForce := s.InForce(now); len(inForce) > 1 {
+		out.PreviousSecretUntil = apitime.Format(inForce[1].Until)
 	}
 	return out
 }
