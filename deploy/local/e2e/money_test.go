@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -211,6 +212,7 @@ func TestWalletHistory(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("history paged one by one = %v, want %v", got, want)
 	}
+	postingEvents(t, demo.CompanyZTEST, f.btc, all)
 	if p := read(map[string]any{"walletId": f.btc, "reference": id}); len(p.Items) != 2 || p.Items[0].Reference != id {
 		t.Errorf("history of settlement %s = %+v, want its hold and post", id, p.Items)
 	}
@@ -218,4 +220,35 @@ func TestWalletHistory(t *testing.T) {
 		mustJSON(t, map[string]any{"walletId": f.btc})), http.StatusNotFound, "ER-102")
 	wantError(t, do(t, viewerClient, http.MethodPost, "/v3/api/trading/wallets/history",
 		mustJSON(t, map[string]any{"walletId": f.btc, "cursor": "x"})), http.StatusBadRequest, "ER-108")
+}
+
+// postingEvents checks that each posting of the company's wallet reaches the company's
+// events as journal.entry.posted, its entry's event to that company (entity
+// trading_entry <entryId>@<company>, version 1) showing the wallet's posting as the
+// statement does.
+func postingEvents(t *testing.T, companyID, walletID string, postings []walletPosting) {
+	t.Helper()
+	for _, p := range postings {
+		var page eventPage
+		waitUntil(t, 20*time.Second, "the event of entry "+p.EntryID, func() bool {
+			page = eventPage{}
+			wantOK(t, do(t, newClient(companyID, viewer), http.MethodPost, "/v3/api/events/search", mustJSON(t, map[string]any{
+				"entityType": "trading_entry", "entityId": p.EntryID + "@" + companyID})), &page)
+			return len(page.Items) > 0
+		})
+		e := page.Items[0]
+		if len(page.Items) != 1 || e.Type != "journal.entry.posted" || e.Entity.Version != "1" || e.CompanyID != companyID {
+			t.Errorf("events of entry %s: %+v; want one journal.entry.posted, version 1", p.EntryID, page.Items)
+			continue
+		}
+		var got []string
+		for _, raw := range e.Data["postings"].([]any) {
+			q := raw.(map[string]any)
+			got = append(got, fmt.Sprintf("%s %s %s %s/%s", q["walletId"], q["sequence"], q["availableChange"], q["availableBalance"], q["ledgerBalance"]))
+		}
+		want := fmt.Sprintf("%s %s %s %s/%s", walletID, p.Sequence, p.AvailableChange, p.AvailableBalance, p.LedgerBalance)
+		if e.Data["entryId"] != p.EntryID || e.Data["type"] != p.Type || len(got) != 1 || got[0] != want {
+			t.Errorf("event of entry %s shows %v (%v), want [%s] as the statement", p.EntryID, got, e.Data, want)
+		}
+	}
 }

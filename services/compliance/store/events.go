@@ -6,12 +6,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 // EntityVASPActivation is the entity type of the events of a company's activation of a VASP;
 // the entity id is the activation's _id, companyId:vaspId.
-const EntityVASPActivation = "vasp_activation"
+const EntityVASPActivation = catalog.EntityVASPActivation
 
 // Event types of an activation change.
 const (

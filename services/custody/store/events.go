@@ -8,6 +8,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -16,8 +17,8 @@ import (
 // carries the events of the wallet (its eventSeq numbers them) and of its trustlines (each
 // trustline numbers its own, in its asset entry).
 const (
-	EntityLegacyWallet = "legacy_wallet"
-	EntityTrustline    = "trustline"
+	EntityLegacyWallet = catalog.EntityLegacyWallet
+	EntityTrustline    = catalog.EntityTrustline
 
 	EventLegacyWalletCreated     = "legacy_wallet.created"
 	EventLegacyWalletApproved    = "legacy_wallet.approved"
@@ -32,8 +33,10 @@ const (
 func TrustlineID(walletID, currencyID string) string { return walletID + ":" + currencyID }
 
 // Outboxes are the collections whose documents carry an outbox: the app runs an
-// outbox.Relay over each.
-func (s *Store) Outboxes() []*mongo.Collection { return []*mongo.Collection{s.wallets()} }
+// outbox.Relay over each. The journal's entries carry the events of the postings.
+func (s *Store) Outboxes() []*mongo.Collection {
+	return []*mongo.Collection{s.wallets(), s.journal.Outbox()}
+}
 
 // withoutSeq is the $set Stage returned less the document's event sequence: for the events
 // of an entity that keeps its sequence elsewhere in the document (a trustline).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/journal"
 )
 
@@ -25,7 +26,7 @@ const journalPrefix = "journal"
 
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, EventEntity: catalog.EntityCustodyEntry, Policy: func(h string) journal.HolderPolicy {
 		if custody.IsSystemAccount(h) {
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}

@@ -11,16 +11,9 @@ import (
 // services, each signing as itself.
 var Relays = []string{catalog.Servicedesk, catalog.Trading, catalog.Interchange, catalog.Custody, catalog.Compliance}
 
-// EntityOwners are the entity types each relaying service may append events of: a service
-// reports only its own entities' changes (a compromised or mistaken relay cannot write
-// another service's history). The types are the ones the stores stage (their events.go).
-var EntityOwners = map[string][]string{
-	catalog.Servicedesk: {"service_request"},
-	catalog.Trading:     {"wallet", "address"},
-	catalog.Interchange: {"settlement", "withdrawal", "whitelisted_address"},
-	catalog.Custody:     {"legacy_wallet", "trustline"},
-	catalog.Compliance:  {"vasp_activation"},
-}
+// EntityOwners are the entity types each relaying service may append events of (the
+// catalog declares them with the stores that stage them).
+var EntityOwners = catalog.EntityOwners
 
 // Policy is who may call each of the events service's methods (authz): the search any caller
 // of a company, the stream a company's callers and the internal systems, the intake the

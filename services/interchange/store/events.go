@@ -4,17 +4,16 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
-	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -24,8 +23,8 @@ import (
 // the settlement runner's token) is what makes that read still true when it lands. An insert
 // stores its events in the inserted document. The app relays each collection of Outboxes.
 const (
-	EntitySettlement = "settlement"
-	EntityWithdrawal = "withdrawal"
+	EntitySettlement = catalog.EntitySettlement
+	EntityWithdrawal = catalog.EntityWithdrawal
 )
 
 // Outboxes are the collections whose documents carry an outbox, for the app's relays.
@@ -37,23 +36,6 @@ func (st *Store) Outboxes() []*mongo.Collection {
 // settlement's may hold an event per company its legs name). FerretDB does not take a
 // projection on findAndModify, so the conditional updates return the whole document.
 var withoutOutbox = bson.D{{Key: outbox.FieldOutbox, Value: 0}}
-
-// stage stages the events of one change, one draft per audience, each the next event (seq+1)
-// of its own entity; the entities share the document's sequence (see settlementDrafts).
-func stage(seq int64, now time.Time, drafts []outbox.Draft) (set, push bson.D, staged []events.Event, err error) {
-	for _, d := range drafts {
-		s, _, evs, err := outbox.Stage(seq, now, d)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		set, staged = s, append(staged, evs...)
-	}
-	docs := make(bson.A, len(staged))
-	for i, e := range staged {
-		docs[i] = e.Document()
-	}
-	return set, bson.D{{Key: outbox.FieldOutbox, Value: bson.D{{Key: "$each", Value: docs}}}}, staged, nil
-}
 
 // settlementEventType is the event of a settlement entering status: settlement.received,
 // settlement.initiated, settlement.awaiting_funds, settlement.pay_in, settlement.pay_out,

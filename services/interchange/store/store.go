@@ -89,7 +89,7 @@ func (st *Store) stamp() time.Time { return st.now().UTC().Truncate(time.Millise
 // stored under that key and whether this call stored it (a settlement it did not store
 // staged nothing).
 func (st *Store) InsertSettlement(ctx context.Context, s settlement.Settlement) (settlement.Settlement, bool, error) {
-	set, _, staged, err := stage(0, st.stamp(), settlementDrafts(ctx, s, ""))
+	set, _, staged, err := outbox.StageEach(0, st.stamp(), settlementDrafts(ctx, s, "")...)
 	if err != nil {
 		return settlement.Settlement{}, false, fmt.Errorf("insert settlement %s: %w", s.RequestID, err)
 	}
@@ -167,7 +167,7 @@ func (st *Store) Finish(ctx context.Context, s settlement.Settlement, out settle
 	if out.Status != s.Status {
 		// A transition that leaves the status as it was (a PAY_IN still short of funds, a
 		// reversal refused) is no change a receiver could see but updatedAt: no event.
-		seqSet, outboxPush, _, err := stage(s.EventSeq, now, settlementDrafts(ctx, after, s.Status))
+		seqSet, outboxPush, _, err := outbox.StageEach(s.EventSeq, now, settlementDrafts(ctx, after, s.Status)...)
 		if err != nil {
 			return settlement.Settlement{}, fmt.Errorf("finish settlement %s: %w", s.TrackingID, err)
 		}

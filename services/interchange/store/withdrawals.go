@@ -111,7 +111,7 @@ func (st *Store) WithdrawalAtVenues(ctx context.Context, venues []string, transf
 
 // insertedWithdrawal is w's document as inserted, with the event of its status staged.
 func insertedWithdrawal(ctx context.Context, w withdrawal.Withdrawal, now time.Time) (bson.D, error) {
-	set, _, staged, err := stage(0, now, withdrawalDrafts(ctx, w, ""))
+	set, _, staged, err := outbox.StageEach(0, now, withdrawalDrafts(ctx, w, "")...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, re
 	now := st.stamp()
 	after := w
 	after.Status, after.Reason, after.DecidedAt, after.UpdatedAt = status, reason, now, now
-	seqSet, push, _, err := stage(w.EventSeq, now, withdrawalDrafts(ctx, after, withdrawal.StatusPending))
+	seqSet, push, _, err := outbox.StageEach(w.EventSeq, now, withdrawalDrafts(ctx, after, withdrawal.StatusPending)...)
 	if err != nil {
 		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
 	}

@@ -98,6 +98,6 @@ func (j *Journal) undo(ctx context.Context, h, id string) error {
 		}
 		inverse[p.Currency] = d.Neg()
 	}
-	_, err = j.applyChange(ctx, change{holder: h, k: compensation(id), delta: inverse})
+	_, _, err = j.applyChange(ctx, change{holder: h, k: compensation(id), delta: inverse})
 	return err
 }

@@ -89,6 +89,9 @@ type holderDoc struct {
 	Version  int64                  `bson:"ledgerVersion"`
 	Seq      int64                  `bson:"ledgerSeq"`
 	Markers  []markerDoc            `bson:"ledgerMarkers"`
+	// Company owns the holder's accounts (a wallet's company; none for system accounts):
+	// the events of its postings go to it.
+	Company string `bson:"companyId,omitempty"`
 }
 
 // markerDoc says that entry K is applied to the holder as posting Seq, with what it changed;

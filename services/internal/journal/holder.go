@@ -14,7 +14,8 @@ import (
 )
 
 // holderFields is the journal's part of a holder document: reads leave the rest out.
-var holderFields = bson.D{{Key: "accounts", Value: 1}, {Key: "ledgerVersion", Value: 1}, {Key: "ledgerSeq", Value: 1}, {Key: "ledgerMarkers", Value: 1}}
+var holderFields = bson.D{{Key: "accounts", Value: 1}, {Key: "ledgerVersion", Value: 1}, {Key: "ledgerSeq", Value: 1}, {Key: "ledgerMarkers", Value: 1},
+	{Key: "companyId", Value: 1}}
 
 // readHolder reads the journal fields of holder h, creating a system holder on first use.
 func (j *Journal) readHolder(ctx context.Context, h string) (holderDoc, error) {
@@ -54,39 +55,40 @@ type change struct {
 
 // applyChange writes c to its holder once: one version-guarded update that changes the
 // counters and records the marker (pruning markers of final entries in the same write). A
-// holder that has the marker already is left alone. It returns the marker as stored.
-func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, error) {
+// holder that has the marker already is left alone. It returns the marker as stored and the
+// holder's company.
+func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string, error) {
 	_, policy := j.holderCollection(c.holder)
 	for attempt := range j.cfg.MaxAttempts {
 		doc, err := j.readHolder(ctx, c.holder)
 		if err != nil {
-			return markerDoc{}, err
+			return markerDoc{}, "", err
 		}
 		if m, ok := doc.marker(c.k); ok {
-			return m, nil
+			return m, doc.Company, nil
 		}
 		if c.refuse {
 			if err := j.stillRecorded(ctx, doc, c.k); err != nil {
-				return markerDoc{}, err
+				return markerDoc{}, "", err
 			}
 		}
 		m, err := j.nextMarker(doc, c, policy.Constrained)
 		if err != nil {
-			return markerDoc{}, err
+			return markerDoc{}, "", err
 		}
 		kept, err := j.keptMarkers(ctx, doc)
 		if err != nil {
-			return markerDoc{}, err
+			return markerDoc{}, "", err
 		}
 		if len(kept) < j.cfg.MaxMarkers {
 			ok, err := j.writeHolder(ctx, doc, m, append(kept, m))
 			if err != nil || ok {
-				return m, err
+				return m, doc.Company, err
 			}
 		}
 		backoff(ctx, attempt)
 	}
-	return markerDoc{}, fmt.Errorf("apply %s to %s: %w", c.k, c.holder, ErrTooManyConflicts)
+	return markerDoc{}, "", fmt.Errorf("apply %s to %s: %w", c.k, c.holder, ErrTooManyConflicts)
 }
 
 // stillRecorded checks, for a holder read without entry id's marker, that the entry is still

@@ -30,6 +30,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/services/internal/outbox"
 )
 
 // Defaults of Config.
@@ -70,6 +71,9 @@ type Config struct {
 	MaxLegs, MaxMarkers, MaxAttempts int
 	// Now is the clock.
 	Now func() time.Time
+	// EventEntity, when set, is the entity type of the events an applied entry stages for
+	// each company whose accounts it changed (events.go); empty stages none.
+	EventEntity string
 }
 
 // Journal records and applies entries.
@@ -129,6 +133,8 @@ func Indexes(prefix string) []mongodb.Index {
 		{Collection: history, Name: "holder_business_seq", Keys: mongodb.Keys("holder", "businessKey", "seq")},
 		{Collection: history, Name: "holder_at", Keys: mongodb.Keys("holder", "at")},
 		{Collection: history, Name: "entry_holder", Keys: mongodb.Keys("entry", "holder")},
+		// Applied entries whose events the relay has not handed over yet.
+		outbox.Index(entries),
 	}
 }
 

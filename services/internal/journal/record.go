@@ -210,9 +210,9 @@ func (j *Journal) readHolders(ctx context.Context, col string, ids []string) (ma
 func (j *Journal) apply(ctx context.Context, e Entry) error {
 	deltas := e.deltas()
 	order := holdersInOrder(deltas, j.constrained)
-	rows := make([]historyDoc, 0, len(order))
+	done := make([]applied, 0, len(order))
 	for _, h := range order {
-		m, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true, refuse: true})
+		m, company, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true, refuse: true})
 		var insufficient *InsufficientError
 		switch {
 		case errors.As(err, &insufficient):
@@ -224,19 +224,23 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 		case err != nil:
 			return err
 		}
-		rows = append(rows, historyDoc{ID: historyID(h, m.Seq), Holder: h, Seq: m.Seq, Entry: e.ID, Code: e.Code,
-			BusinessKey: e.BusinessKey, At: m.At, Postings: m.Postings})
+		done = append(done, applied{company: company, row: historyDoc{ID: historyID(h, m.Seq), Holder: h, Seq: m.Seq, Entry: e.ID,
+			Code: e.Code, BusinessKey: e.BusinessKey, At: m.At, Postings: m.Postings}})
 	}
 	// The history rows go in before the entry is marked applied: a crash in between leaves it
 	// recorded, and the runner or the recovery pass that finishes it writes them again.
+	rows := make([]historyDoc, len(done))
+	for i, a := range done {
+		rows[i] = a.row
+	}
 	if err := j.insertHistory(ctx, rows); err != nil {
 		return err
 	}
-	done, err := j.setState(ctx, e.ID, StateRecorded, StateApplied, nil)
+	ok, err := j.markApplied(ctx, e, done)
 	if err != nil {
-		return err
+		return fmt.Errorf("mark entry %s applied: %w", e.ID, err)
 	}
-	if !done {
+	if !ok {
 		return j.afterLostState(ctx, e)
 	}
 	return nil

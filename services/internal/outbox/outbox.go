@@ -87,6 +87,28 @@ func Stage(seq int64, now time.Time, drafts ...Draft) (set bson.D, push bson.D, 
 	return set, push, staged, nil
 }
 
+// StageEach stages drafts that are each the next event (seq+1) of its own entity: one
+// change seen by several audiences (a settlement's owner and each client it names, an
+// entry's companies), each audience's view under an entity of its own that shares the
+// document's sequence. It returns the same operators as Stage.
+func StageEach(seq int64, now time.Time, drafts ...Draft) (set bson.D, push bson.D, staged []events.Event, err error) {
+	for _, d := range drafts {
+		s, _, evs, err := Stage(seq, now, d)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		set, staged = s, append(staged, evs...)
+	}
+	if len(staged) == 0 {
+		return nil, nil, nil, nil
+	}
+	docs := make(bson.A, len(staged))
+	for i, e := range staged {
+		docs[i] = e.Document()
+	}
+	return set, bson.D{{Key: FieldOutbox, Value: bson.D{{Key: "$each", Value: docs}}}}, staged, nil
+}
+
 // Index is the sparse index the relay's query needs on a collection with an outbox: only
 // the documents with pending events are in it.
 func Index(collection string) mongodb.Index {

@@ -8,13 +8,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
 )
 
 // EntityServiceRequest is the entity type of a service request's events; the entity id is
 // the request id.
-const EntityServiceRequest = "service_request"
+const EntityServiceRequest = catalog.EntityServiceRequest
 
 // requestEventTypes names the event of a request entering each status: the status's word,
 // lower case (PENDING CONFIRMATION is where a request is created, PENDING AUTHORISATION where

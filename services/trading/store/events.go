@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -16,8 +17,8 @@ import (
 // Events trading records with its changes (docs/decisions.md, "Events: the outbox"): each is
 // staged in the same single-document write as the change it describes.
 const (
-	EntityWallet  = "wallet"
-	EntityAddress = "address"
+	EntityWallet  = catalog.EntityWallet
+	EntityAddress = catalog.EntityAddress
 
 	EventWalletCreated     = "wallet.created"
 	EventWalletDeactivated = "wallet.deactivated"
@@ -25,9 +26,9 @@ const (
 )
 
 // Outboxes are the collections whose documents carry an outbox: the app runs an
-// outbox.Relay over each.
+// outbox.Relay over each. The journal's entries carry the events of the postings.
 func (s *Store) Outboxes() []*mongo.Collection {
-	return []*mongo.Collection{s.db.Collection(colWallets), s.db.Collection(colAddresses)}
+	return []*mongo.Collection{s.db.Collection(colWallets), s.db.Collection(colAddresses), s.journal.Outbox()}
 }
 
 // walletData is a wallet's event data: its fields as the wallet search (endpoint 2) shows

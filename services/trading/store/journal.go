@@ -13,6 +13,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/trading"
 )
@@ -26,7 +27,7 @@ const journalPrefix = "journal"
 
 func newJournal(db *mongo.Database) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, EventEntity: catalog.EntityTradingEntry, Policy: func(h string) journal.HolderPolicy {
 		switch {
 		case strings.HasPrefix(h, trading.ClearingPrefix):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}

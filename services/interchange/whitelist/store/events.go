@@ -9,6 +9,7 @@ import (
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/logging"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
+	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -18,7 +19,7 @@ import (
 // insert stores its event in the inserted document. Only the company that whitelisted an
 // address sees it, so each change has one event, to that company, under entity id <id>.
 const (
-	EntityWhitelisted = "whitelisted_address"
+	EntityWhitelisted = catalog.EntityWhitelisted
 	// Event types: an address whitelisted (0x0007-007 executed), one deactivated (0x0007-008).
 	EventWhitelistedCreated     = EntityWhitelisted + ".created"
 	EventWhitelistedDeactivated = EntityWhitelisted + ".deactivated"
