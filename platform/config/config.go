@@ -41,6 +41,10 @@ type Common struct {
 	// lost; they leave once it is set).
 	EventsAddr    string        `env:"EVENTS_ADDR"`
 	RelayInterval time.Duration `env:"RELAY_INTERVAL, default=100ms"`
+	// PollIdle is how far apart an idle poller's passes grow (the outbox relays, the events
+	// sequencer, the webhook dispatcher): each pass that finds nothing doubles the wait, up
+	// to PollIdle; work found, or staged in the process, brings it back to the interval.
+	PollIdle time.Duration `env:"POLL_IDLE, default=1s"`
 }
 
 // Reflection reports whether the gRPC server serves reflection: GRPC_REFLECTION when set,

@@ -224,9 +224,9 @@ func (s *Stack) launch(name string, again bool) error {
 		s.opts.Peers(name, peers)
 	}
 	// The embedded database scans a whole collection for each relay query (production's
-	// sparse index makes it free): a relay pass every 250 ms per collection keeps that load
-	// small and an event's delay well under a second.
-	common.EventsAddr, common.RelayInterval = peers[eventsapp.Name], 250*time.Millisecond
+	// sparse index makes it cheap): idle pollers (relays, sequencer, dispatcher) back off to
+	// one pass a second, and come back to 100 ms when events are staged or found.
+	common.EventsAddr, common.RelayInterval, common.PollIdle = peers[eventsapp.Name], 100*time.Millisecond, time.Second
 	svcLogger := s.opts.Logger.With("service", name)
 	ctx, cancel := context.WithCancel(s.runCtx)
 	p := &proc{metrics: metricsAddr, cancel: cancel, done: make(chan struct{}), again: again}

@@ -20,6 +20,7 @@ import (
 	"github.com/zcustody/suite/services/events/server"
 	"github.com/zcustody/suite/services/events/store"
 	"github.com/zcustody/suite/services/internal/app"
+	"github.com/zcustody/suite/services/internal/wake"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -122,7 +123,8 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return err
 	}
-	srv := server.New(st, server.Options{Poll: cfg.WatchPoll, Heartbeat: cfg.WatchHeartbeat, Now: cfg.Now})
+	appended := wake.New()
+	srv := server.New(st, server.Options{Poll: cfg.WatchPoll, Heartbeat: cfg.WatchHeartbeat, Now: cfg.Now, Appended: appended.Notify})
 	eventsv1.RegisterEventsServiceServer(deps.Server.GRPC, srv)
 	eventsv1.RegisterEventLogServiceServer(deps.Server.GRPC, srv)
 	keys, err := cfg.Webhooks.Keyring(cfg.Production)
@@ -134,10 +136,13 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 		return err
 	}
 	eventsv1.RegisterWebhookServiceServer(deps.Server.GRPC, server.NewWebhooks(st, st, server.WebhookOptions{Keys: keys, URLRules: rules, Now: cfg.Now}))
-	deps.Every("sequencer", cfg.SequenceInterval, func(ctx context.Context) {
-		if _, err := st.Sequence(ctx); err != nil && ctx.Err() == nil {
+	deps.Poll("sequencer", cfg.SequenceInterval, cfg.PollIdle, appended.C, func(ctx context.Context) int {
+		n, err := st.Sequence(ctx)
+		if err != nil && ctx.Err() == nil {
 			deps.Logger.Warn("sequencer", "error", err.Error())
+			return 1 // try again soon
 		}
+		return n
 	})
 	now := cfg.Now
 	if now == nil {

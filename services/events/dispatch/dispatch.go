@@ -89,17 +89,18 @@ func New(st *store.Store, opts Options) *Dispatcher {
 
 func (d *Dispatcher) now() time.Time { return d.opts.Now().UTC() }
 
-// Pass runs one fan-out and one delivery pass; an error is logged by the caller and the next
-// pass tries again (a database gone away never stops the dispatcher).
-func (d *Dispatcher) Pass(ctx context.Context) error {
+// Pass runs one fan-out and one delivery pass and returns how many deliveries it made and
+// attempted; an error is logged by the caller and the next pass tries again (a database gone
+// away never stops the dispatcher).
+func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
 	// One read of the delivering subscriptions serves both halves of the pass.
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, ferr := d.fanOut(ctx, subs)
-	_, derr := d.deliverAll(ctx, subs)
-	return errors.Join(ferr, derr)
+	made, ferr := d.fanOut(ctx, subs)
+	sent, derr := d.deliverAll(ctx, subs)
+	return made + sent, errors.Join(ferr, derr)
 }
 
 // FanOut makes the deliveries of the events logged after each delivering subscription's

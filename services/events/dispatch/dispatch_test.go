@@ -213,7 +213,7 @@ func until(t *testing.T, timeout time.Duration, cond func() bool, ds ...*dispatc
 			t.Fatalf("condition not met within %s", timeout)
 		}
 		for _, d := range ds {
-			if err := d.Pass(context.Background()); err != nil {
+			if _, err := d.Pass(context.Background()); err != nil {
 				t.Fatalf("pass: %v", err)
 			}
 		}
@@ -248,7 +248,7 @@ func TestDeliversSignedEnvelopes(t *testing.T) {
 	d := e.dispatcher("one", dispatch.Options{Workers: 1}) // one at a time: in log order
 	until(t, 10*time.Second, func() bool { return len(rc.delivered()) == 2 && len(other.delivered()) == 1 }, d)
 	for range 3 {
-		if err := d.Pass(context.Background()); err != nil {
+		if _, err := d.Pass(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -427,7 +427,7 @@ func TestGoneSuspendsAtOnce(t *testing.T) {
 		t.Errorf("suspension event %s, want webhook_subscription.suspended of %s", body, g.ID)
 	}
 	for range 5 {
-		if err := d.Pass(context.Background()); err != nil {
+		if _, err := d.Pass(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -517,7 +517,7 @@ func TestTwoDispatchersNeverSendOneDeliveryAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				_ = d.Pass(ctx)
+				_, _ = d.Pass(ctx)
 				time.Sleep(5 * time.Millisecond)
 			}
 		}()
@@ -672,7 +672,7 @@ func TestDatabaseGone(t *testing.T) {
 	if err := e.db.Client().Disconnect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Pass(context.Background()); err == nil {
+	if _, err := d.Pass(context.Background()); err == nil {
 		t.Error("a pass without a database reported no error")
 	}
 }

@@ -42,6 +42,8 @@ type Options struct {
 	// most.
 	Poll, Heartbeat time.Duration
 	Now             func() time.Time
+	// Appended, if set, is called after the intake took events (the sequencer's wake).
+	Appended func()
 }
 
 // Server implements eventsv1.EventsServiceServer and eventsv1.EventLogServiceServer.
@@ -100,6 +102,9 @@ func (s *Server) AppendEvents(ctx context.Context, req *eventsv1.AppendEventsReq
 	n, err := s.log.Append(ctx, evs)
 	if err != nil {
 		return nil, err
+	}
+	if n > 0 && s.opts.Appended != nil {
+		s.opts.Appended()
 	}
 	return &eventsv1.AppendEventsResponse{Accepted: int32(n)}, nil
 }

@@ -46,7 +46,7 @@ type Deps struct {
 type loop struct {
 	name     string
 	interval time.Duration
-	f        func(context.Context)
+	run      func(context.Context) // runs until the context ends
 }
 
 // Setup validates cfg, opens the service's ports, connects the database and builds the gRPC
@@ -113,7 +113,7 @@ func Start(ctx context.Context, cfg config.Common, service string, logger *slog.
 // Every registers a background loop: f runs every interval while the service runs, in Run's
 // errgroup, and stops before the database disconnects. Register before Run.
 func (d *Deps) Every(name string, interval time.Duration, f func(context.Context)) {
-	d.loops = append(d.loops, loop{name: name, interval: interval, f: f})
+	d.loops = append(d.loops, loop{name: name, interval: interval, run: func(ctx context.Context) { every(ctx, interval, f) }})
 }
 
 // OnClose registers f (closing a peer connection, say) to run in Close, after everything
@@ -147,7 +147,7 @@ func (d *Deps) Run(ctx context.Context) error {
 	for _, l := range d.loops {
 		g.Go(func() error {
 			d.Logger.Debug("background loop started", "loop", l.name, "interval", l.interval.String())
-			every(gctx, l.interval, l.f)
+			l.run(gctx)
 			return nil
 		})
 	}
@@ -175,6 +175,48 @@ func (d *Deps) Close() {
 }
 
 // every calls f every interval until ctx ends.
+// Poll runs pass, which returns how much work it found, every interval while it finds some.
+// After a pass that finds none the wait doubles, up to idle, so an idle service costs its
+// database one query per idle instead of one per interval (on the embedded database each is
+// a scan of a whole collection). A wake (a channel wake returns, closed when work may be
+// waiting, like outbox.Staged) brings the next pass to within interval; a nil wake has none.
+func (d *Deps) Poll(name string, interval, idle time.Duration, wake func() <-chan struct{}, pass func(context.Context) int) {
+	d.loops = append(d.loops, loop{name: name, interval: interval, run: func(ctx context.Context) {
+		poll(ctx, interval, max(idle, interval), wake, pass)
+	}})
+}
+
+func poll(ctx context.Context, interval, idle time.Duration, wake func() <-chan struct{}, pass func(context.Context) int) {
+	wait := interval
+	next := time.Now().Add(wait)
+	for {
+		var woken <-chan struct{}
+		if wake != nil {
+			woken = wake()
+		}
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-woken:
+			t.Stop()
+			if soon := time.Now().Add(interval); soon.Before(next) {
+				next = soon
+			}
+			wait = interval
+			continue
+		case <-t.C:
+		}
+		if pass(ctx) > 0 {
+			wait = interval
+		} else {
+			wait = min(2*wait, idle)
+		}
+		next = time.Now().Add(wait)
+	}
+}
+
 func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -230,10 +272,13 @@ func (d *Deps) Relay(cfg config.Common, service string, outboxes ...*mongo.Colle
 	sink := outbox.NewRemote(eventsv1.NewEventLogServiceClient(conn), signer, service)
 	for _, coll := range outboxes {
 		r := outbox.NewRelay(coll, sink, d.Logger)
-		d.Every("outbox relay "+coll.Name(), cfg.RelayInterval, func(ctx context.Context) {
-			if _, err := r.Once(ctx); err != nil && ctx.Err() == nil {
+		d.Poll("outbox relay "+coll.Name(), cfg.RelayInterval, cfg.PollIdle, outbox.Staged, func(ctx context.Context) int {
+			n, err := r.Once(ctx)
+			if err != nil && ctx.Err() == nil {
 				d.Logger.Warn("outbox relay", "collection", coll.Name(), "error", err.Error())
+				return 1 // try again soon
 			}
+			return n
 		})
 	}
 	return nil

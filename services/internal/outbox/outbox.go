@@ -21,6 +21,7 @@ import (
 
 	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/mongodb"
+	"github.com/zcustody/suite/services/internal/wake"
 )
 
 // Document fields the package owns in an entity's document.
@@ -84,8 +85,17 @@ func Stage(seq int64, now time.Time, drafts ...Draft) (set bson.D, push bson.D, 
 	}
 	set = bson.D{{Key: FieldSeq, Value: seq + int64(len(staged))}, {Key: FieldPending, Value: true}}
 	push = bson.D{{Key: FieldOutbox, Value: bson.D{{Key: "$each", Value: docs}}}}
+	staging.Notify()
 	return set, push, staged, nil
 }
+
+// staging is notified whenever events are staged in this process: the relays poll slowly
+// while nothing is staged and come back to their interval when something is (the write
+// that records the events lands just after; a pass a moment later finds them).
+var staging = wake.New()
+
+// Staged returns a channel that is closed the next time events are staged in this process.
+func Staged() <-chan struct{} { return staging.C() }
 
 // StageEach stages drafts that are each the next event (seq+1) of its own entity: one
 // change seen by several audiences (a settlement's owner and each client it names, an

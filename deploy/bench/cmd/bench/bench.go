@@ -179,6 +179,7 @@ func (b *bench) measure(ctx context.Context, s *suite.Suite) error {
 			return ctx.Err()
 		}
 	}
+	b.deliveries(ctx, s, env)
 	if b.cfg.Overload == 0 {
 		return nil
 	}
@@ -194,6 +195,23 @@ func (b *bench) measure(ctx context.Context, s *suite.Suite) error {
 	}
 	b.res.Overload = &ov
 	return nil
+}
+
+// deliveries runs the webhook delivery scenario; a failure is reported with the results
+// and does not stop the run.
+func (b *bench) deliveries(ctx context.Context, s *suite.Suite, env *scenario.Env) {
+	if b.cfg.Delivery == 0 {
+		return
+	}
+	b.say("delivery: webhook deliveries, state change → receiver, %s at capacity then %s at half of it", b.cfg.Delivery, b.cfg.Delivery)
+	res, err := env.Deliveries(ctx, s.Addrs["events"], b.cfg.Delivery, b.say)
+	b.res.Delivery = &res
+	if err != nil {
+		b.res.DeliveryErr = err.Error()
+		b.say("delivery: %v", err)
+		return
+	}
+	b.say("%s", res)
 }
 
 // measureScenario warms every layer up, then measures the layers one after another at each

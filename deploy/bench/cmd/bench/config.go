@@ -23,6 +23,7 @@ type config struct {
 	Profile     string        // -profile, BENCH_PROFILE: profile the in-process suite into this folder instead
 	Legs        int           // -legs, BENCH_LEGS: N of the journal scenario's large entries; 0 skips it
 	JournalOnly bool          // -journal-only, BENCH_JOURNAL_ONLY: the database, the data and the journal scenario only
+	Delivery    time.Duration // -delivery, BENCH_DELIVERY: each phase of the webhook delivery scenario; 0 skips it
 }
 
 // Documents per measured collection: the 10,000 on a MongoDB server; 1,000 on the
@@ -45,7 +46,7 @@ const (
 var envFlags = [][2]string{
 	{"n", "BENCH_N"}, {"duration", "BENCH_DURATION"}, {"warmup", "BENCH_WARMUP"}, {"concurrency", "BENCH_CONCURRENCY"},
 	{"overload", "BENCH_OVERLOAD"}, {"out", "BENCH_OUT"}, {"mongodb-uri", "MONGODB_URI"}, {"pin", "BENCH_PIN"},
-	{"profile", "BENCH_PROFILE"}, {"legs", "BENCH_LEGS"}, {"journal-only", "BENCH_JOURNAL_ONLY"},
+	{"profile", "BENCH_PROFILE"}, {"legs", "BENCH_LEGS"}, {"journal-only", "BENCH_JOURNAL_ONLY"}, {"delivery", "BENCH_DELIVERY"},
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -62,6 +63,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.BoolVar(&cfg.Pin, "pin", true, "run the suite and the load generator on separate CPUs (BENCH_PIN)")
 	fs.StringVar(&cfg.Profile, "profile", "", "profile the gateway scenarios on an in-process suite into this folder (BENCH_PROFILE)")
 	fs.IntVar(&cfg.Legs, "legs", journalcost.DefaultLegs, "legs of the journal scenario's large entries; 0 skips it (BENCH_LEGS)")
+	fs.DurationVar(&cfg.Delivery, "delivery", 10*time.Second, "each phase of the webhook delivery scenario; 0 skips it (BENCH_DELIVERY)")
 	fs.BoolVar(&cfg.JournalOnly, "journal-only", false, "start the database, load the data and run only the journal scenario (BENCH_JOURNAL_ONLY)")
 	for _, f := range envFlags {
 		if v := getenv(f[1]); v != "" {
@@ -82,8 +84,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if !explicit["n"] && cfg.MongoURI == "" {
 		cfg.N = embeddedN
 	}
-	if cfg.N < 100 || cfg.Duration < 100*time.Millisecond || cfg.Warmup < 0 || cfg.Overload < 0 {
-		return config{}, fmt.Errorf("want BENCH_N ≥ 100 (a full page of the read), BENCH_DURATION ≥ 100ms, BENCH_WARMUP and BENCH_OVERLOAD ≥ 0")
+	if cfg.N < 100 || cfg.Duration < 100*time.Millisecond || cfg.Warmup < 0 || cfg.Overload < 0 || cfg.Delivery < 0 {
+		return config{}, fmt.Errorf("want BENCH_N ≥ 100 (a full page of the read), BENCH_DURATION ≥ 100ms, BENCH_WARMUP, BENCH_OVERLOAD and BENCH_DELIVERY ≥ 0")
 	}
 	if cfg.Legs != 0 && (cfg.Legs < 2 || cfg.Legs > journalcost.MaxLegs) || cfg.JournalOnly && cfg.Legs == 0 {
 		return config{}, fmt.Errorf("want BENCH_LEGS 0 (no journal scenario) or 2..%d (an entry has at most %d legs), and not 0 with BENCH_JOURNAL_ONLY",

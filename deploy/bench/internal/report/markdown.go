@@ -36,6 +36,7 @@ func (r Results) Markdown(w io.Writer, plots ...string) error {
 	if r.Overload != nil {
 		overload(&b, *r.Overload)
 	}
+	r.delivery(&b)
 	for _, p := range plots {
 		fmt.Fprintf(&b, "![%s](%s)\n\n", p, p)
 	}
@@ -243,6 +244,28 @@ func (r Results) procs(b *strings.Builder) {
 	}
 	b.WriteString("\nReady means: grpc.health SERVING (services), GET /healthz 200 (gateway), the printed URI (ferretdb); " +
 		"timed from exec. RSS is VmRSS from /proc/<pid>/status after the suite idled; peak is VmHWM.\n\n")
+}
+
+// delivery is the webhook delivery section: DESIGN §8 asks for the latency at half the
+// measured capacity on the embedded database.
+func (r Results) delivery(b *strings.Builder) {
+	if r.Delivery == nil && r.DeliveryErr == "" {
+		return
+	}
+	b.WriteString("## Webhook delivery: state change → subscriber\n\n")
+	b.WriteString("A service request created through the service desk's gRPC API, its `" + scenario.DeliveryType + "` event relayed from the outbox, sequenced by the events service and POSTed, signed, by the dispatcher to a receiver in the bench process. ")
+	b.WriteString("Capacity: writes without pause, from the first write to the last delivery. Latency: writes at half that rate, from the event's timestamp (the change, in milliseconds) to its arrival.\n\n")
+	if r.DeliveryErr != "" {
+		fmt.Fprintf(b, "Failed: %s\n\n", r.DeliveryErr)
+	}
+	d := r.Delivery
+	if d == nil {
+		return
+	}
+	b.WriteString("| capacity events/s | offered events/s | written | delivered | p50 | p99 | max | duplicates | failed writes |\n")
+	b.WriteString("|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(b, "| %.1f | %.1f | %d | %d | %s | %s | %s | %d | %d |\n\n", d.Capacity, d.Rate, d.Events, d.Delivered, ms(d.P50), ms(d.P99), ms(d.Max),
+		d.Duplicates, d.Failed)
 }
 
 func overload(b *strings.Builder, o measure.OverloadResult) {

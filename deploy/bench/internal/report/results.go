@@ -46,6 +46,10 @@ type Results struct {
 	// short, if it did (Journal then holds what was measured before).
 	Journal    *journalcost.Result
 	JournalErr string
+	// Delivery is the webhook delivery scenario (nil when skipped); DeliveryErr why it
+	// failed, if it did.
+	Delivery    *scenario.DeliveryResult
+	DeliveryErr string
 }
 
 // Proc is one process's start-up and memory.

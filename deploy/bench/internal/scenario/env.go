@@ -142,7 +142,7 @@ func (e *Env) loadTokens(ctx context.Context, conn *grpc.ClientConn, keyFile str
 	}
 	signer := principal.NewSigner(principal.GatewayIssuer, key, time.Minute)
 	identity := servicedeskv1.NewIdentityServiceClient(conn)
-	for _, email := range []string{data.Viewer, data.Maker} {
+	for _, email := range []string{data.Viewer, data.Maker, data.Checker} {
 		sctx, err := signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: principal.GatewayIssuer})
 		if err != nil {
 			return err

@@ -61,18 +61,30 @@ func (e *Env) deleteCreated(ctx context.Context, since time.Time) error {
 // directWrite calls ServicedeskService.CreateRequest as the maker: the service checks the
 // catalog, looks the endToEndId up, asks custody's plugin to validate, and inserts.
 func (e *Env) directWrite() (Call, error) {
+	create, err := e.directCreate()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		_, err := create(ctx)
+		return err
+	}, nil
+}
+
+// directCreate is directWrite answering the created request's id.
+func (e *Env) directCreate() (func(context.Context) (string, error), error) {
 	payload := &structpb.Struct{}
 	if err := protojson.Unmarshal([]byte(data.WritePayload), payload); err != nil {
 		return nil, fmt.Errorf("write payload: %w", err)
 	}
-	return func(ctx context.Context) error {
+	return func(ctx context.Context) (string, error) {
 		ctx, err := e.tokens[data.Maker].outgoing(ctx)
 		if err != nil {
-			return err
+			return "", err
 		}
-		_, err = e.servicedesk.CreateRequest(ctx, &servicedeskv1.CreateRequestRequest{ServiceId: data.WriteService,
+		resp, err := e.servicedesk.CreateRequest(ctx, &servicedeskv1.CreateRequestRequest{ServiceId: data.WriteService,
 			EndToEndId: uuid.NewString(), Payload: payload})
-		return err
+		return resp.GetRequestId(), err
 	}, nil
 }
 

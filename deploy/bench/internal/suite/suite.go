@@ -6,6 +6,8 @@ package suite
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +22,8 @@ import (
 )
 
 // Services in start order, then the gateway: the events service first, which every other
-// service's outbox relay hands its events to.
-var Services = []string{"events", "compliance", "trading", "custody", "interchange", "servicedesk"}
+// service's outbox relay hands its events to, and the webhook dispatcher on its database.
+var Services = []string{"events", "dispatcher", "compliance", "trading", "custody", "interchange", "servicedesk"}
 
 // binaries maps each binary to its main package, relative to the repository root.
 var binaries = map[string]string{
@@ -32,6 +34,7 @@ var binaries = map[string]string{
 	"custody":     "./services/cmd/custody",
 	"compliance":  "./services/cmd/compliance",
 	"events":      "./services/cmd/events",
+	"dispatcher":  "./services/cmd/dispatcher",
 	"gateway":     "./gateway/cmd/gateway",
 }
 
@@ -63,9 +66,12 @@ type Suite struct {
 	// Procs are the started processes in start order.
 	Procs []*Proc
 
-	opts  Options
-	keys  keyFiles
-	extra []*Proc // started for one scenario, not measured with Procs
+	opts Options
+	keys keyFiles
+	// webhookKeys is the events service's and the dispatcher's key-encryption keyring, made
+	// for this run (WEBHOOK_KEYS).
+	webhookKeys string
+	extra       []*Proc // started for one scenario, not measured with Procs
 	// held are the sockets hold opened, until take hands them to their process.
 	held map[string]*os.File
 }
@@ -81,7 +87,12 @@ func New(opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Suite{opts: opts, keys: keys, MongoURI: opts.MongoURI, Addrs: map[string]string{}}, nil
+	kek := make([]byte, 32)
+	if _, err := rand.Read(kek); err != nil {
+		return nil, err
+	}
+	return &Suite{opts: opts, keys: keys, MongoURI: opts.MongoURI, Addrs: map[string]string{},
+		webhookKeys: "bench=" + base64.StdEncoding.EncodeToString(kek)}, nil
 }
 
 // KeyFile returns the path of a demo key the suite's processes read (e.g. the gateway's).

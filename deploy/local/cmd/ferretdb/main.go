@@ -37,6 +37,9 @@ func main() {
 type config struct {
 	Dir  string // FERRETDB_DIR
 	Addr string // FERRETDB_ADDR
+	// Profile, when set, is a file that receives one line per command: the command, its
+	// collection and how long FerretDB took, in microseconds (FERRETDB_PROFILE).
+	Profile string
 }
 
 func parseConfig(args []string, getenv func(string) string) (config, error) {
@@ -44,6 +47,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	var cfg config
 	fs.StringVar(&cfg.Dir, "dir", envOr(getenv, "FERRETDB_DIR", ".data/ferretdb"), "SQLite data folder")
 	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "FERRETDB_ADDR", "127.0.0.1:27017"), "listen address")
+	fs.StringVar(&cfg.Profile, "profile", getenv("FERRETDB_PROFILE"), "file of one line per command with its time (FERRETDB_PROFILE)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -65,7 +69,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return err
 	}
-	db, err := embeddb.Start(ctx, embeddb.Config{Dir: cfg.Dir, Addr: cfg.Addr, Logger: logger})
+	var profile io.Writer
+	if cfg.Profile != "" {
+		f, err := os.Create(cfg.Profile)
+		if err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		defer f.Close()
+		profile = f
+	}
+	db, err := embeddb.Start(ctx, embeddb.Config{Dir: cfg.Dir, Addr: cfg.Addr, Logger: logger, Profile: profile})
 	if err != nil {
 		return err
 	}

@@ -102,10 +102,15 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 		return err
 	}
 	d := dispatch.New(st, opts)
-	deps.Every("dispatch", cfg.Interval, func(ctx context.Context) {
-		if err := d.Pass(ctx); err != nil && ctx.Err() == nil {
+	// Nothing in this process learns that events were logged (the events service places them),
+	// so an idle dispatcher backs off to ten intervals at most, not to POLL_IDLE.
+	deps.Poll("dispatch", cfg.Interval, min(cfg.PollIdle, 10*cfg.Interval), nil, func(ctx context.Context) int {
+		n, err := d.Pass(ctx)
+		if err != nil && ctx.Err() == nil {
 			deps.Logger.Warn("dispatch", "error", err.Error())
+			return 1 // try again soon
 		}
+		return n
 	})
 	deps.Every("dispatch-staged", 10*cfg.Interval, func(ctx context.Context) {
 		if _, err := d.RelayStaged(ctx); err != nil && ctx.Err() == nil {
