@@ -192,7 +192,9 @@ func (c *Client) failed(parent, attemptCtx context.Context, err error, connected
 	var notAllowed *addressError
 	switch {
 	case errors.As(err, &notAllowed):
-		return Attempt{Outcome: OutcomeNoResponse, Detail: cutDetail(notAllowed.Error())}
+		// Without the address: a subscriber whose name resolves inside our network must not
+		// learn our addresses from the attempt history.
+		return Attempt{Outcome: OutcomeNoResponse, Detail: "address not allowed: the endpoint resolves to " + article(notAllowed.reason) + " address"}
 	case errors.Is(parent.Err(), context.Canceled):
 		return Attempt{Outcome: OutcomeNoResponse, Detail: "webhook: attempt cancelled"}
 	case errors.Is(err, context.DeadlineExceeded) || attemptCtx.Err() != nil:
@@ -350,6 +352,18 @@ func (e *addressError) Error() string {
 
 func (e *addressError) Unwrap() error { return ErrAddressNotAllowed }
 
+// article prefixes a range's reason with "a" or "an" ("a private", "an unspecified"); a
+// reason that starts with one keeps it.
+func article(reason string) string {
+	switch {
+	case strings.HasPrefix(reason, "a "), strings.HasPrefix(reason, "an "):
+		return reason
+	case strings.IndexAny(reason[:1], "aeiouAEIOU") == 0:
+		return "an " + reason
+	}
+	return "a " + reason
+}
+
 // dialControl returns the net.Dialer Control func: it runs on every connection, with the
 // resolved address about to be connected to, and refuses disallowed ranges.
 func dialControl(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
@@ -391,7 +405,24 @@ var blockedRanges = []struct {
 	{netip.MustParsePrefix("fc00::/7"), "private (unique local)"},
 	{netip.MustParsePrefix("fe80::/10"), "link-local"},
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+	// Special-purpose ranges (RFC 6890): nothing a subscriber's endpoint lives on.
+	{netip.MustParsePrefix("192.0.0.0/24"), "reserved (IETF protocol assignments)"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "reserved (documentation)"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "reserved (benchmarking)"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "reserved (documentation)"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "reserved (documentation)"},
+	{netip.MustParsePrefix("100::/64"), "reserved (discard)"},
+	{netip.MustParsePrefix("2001:db8::/32"), "reserved (documentation)"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "NAT64 (local use)"},
+	{netip.MustParsePrefix("2001::/32"), "Teredo (an IPv4 address inside)"},
 }
+
+// Prefixes of IPv6 addresses that reach an IPv4 address written inside them: the IPv4
+// address decides (a NAT64 or 6to4 gateway would carry the delivery to it).
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
 
 // disallowedRange returns what addr is when deliveries may not reach it ("loopback",
 // "private", ...), or "" for an allowed (public) address.
@@ -400,6 +431,13 @@ func disallowedRange(addr netip.Addr) string {
 		return "not a valid address"
 	}
 	addr = addr.WithZone("").Unmap() // a zoned address matches no prefix
+	b := addr.As16()
+	switch {
+	case addr.Is6() && nat64.Contains(addr):
+		return disallowedRange(netip.AddrFrom4([4]byte(b[12:16])))
+	case addr.Is6() && sixToFour.Contains(addr):
+		return disallowedRange(netip.AddrFrom4([4]byte(b[2:6])))
+	}
 	for _, r := range blockedRanges {
 		if r.prefix.Contains(addr) {
 			return r.reason

@@ -205,8 +205,8 @@ func TestClientRefusesLoopbackAtConnect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := NewClient(tc.cfg).Deliver(context.Background(), tc.url, nil, []byte(`{}`))
 			if a.Outcome != OutcomeNoResponse || !strings.Contains(a.Detail, "address not allowed") ||
-				!strings.Contains(a.Detail, "loopback") {
-				t.Errorf("attempt %+v: want NO_RESPONSE, address not allowed", a)
+				!strings.Contains(a.Detail, "loopback") || strings.Contains(a.Detail, "127.0.0.1") || strings.Contains(a.Detail, "::1") {
+				t.Errorf("attempt %+v: want NO_RESPONSE, address not allowed, without the address", a)
 			}
 		})
 	}
@@ -337,6 +337,20 @@ func TestDisallowedRange(t *testing.T) {
 		{"::ffff:10.0.0.1", true},
 		{"::ffff:169.254.169.254", true},
 		{"::ffff:100.64.0.1", true},
+		{"64:ff9b::7f00:1", true},     // NAT64 of 127.0.0.1
+		{"64:ff9b::a9fe:a9fe", true},  // NAT64 of 169.254.169.254
+		{"64:ff9b::808:808", false},   // NAT64 of 8.8.8.8
+		{"64:ff9b:1::808:808", true},  // local-use NAT64
+		{"2002:a00:1::1", true},       // 6to4 of 10.0.0.1
+		{"2002:808:808::1", false},    // 6to4 of 8.8.8.8
+		{"2001:0:4136:e378::1", true}, // Teredo
+		{"2001:db8::1", true},
+		{"192.0.0.8", true},
+		{"198.18.0.1", true},
+		{"198.19.255.255", true},
+		{"203.0.113.7", true},
+		{"8.8.8.8", false},
+		{"2a00:1450:4001:800::200e", false},
 	} {
 		got := disallowedRange(netip.MustParseAddr(tc.addr))
 		if (got != "") != tc.blocked {
