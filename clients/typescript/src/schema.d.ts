@@ -1595,6 +1595,12 @@ export interface components {
              * @description How many deliveries were scheduled again.
              */
             scheduled?: number;
+            /**
+             * more
+             * @description A failedSince recovery schedules 500 deliveries at most, oldest first: true when more
+             *      are left (call again with the same failedSince; those scheduled already are skipped).
+             */
+            more?: boolean;
         };
         /**
          * RotateSubscriptionSecretResponse

@@ -1055,7 +1055,10 @@ func (x *ResendEventsRequest) GetFailedSince() string {
 type ResendEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// How many deliveries were scheduled again.
-	Scheduled     int32 `protobuf:"varint,1,opt,name=scheduled,proto3" json:"scheduled,omitempty"`
+	Scheduled int32 `protobuf:"varint,1,opt,name=scheduled,proto3" json:"scheduled,omitempty"`
+	// A failedSince recovery schedules 500 deliveries at most, oldest first: true when more
+	// are left (call again with the same failedSince; those scheduled already are skipped).
+	More          bool `protobuf:"varint,2,opt,name=more,proto3" json:"more,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1095,6 +1098,13 @@ func (x *ResendEventsResponse) GetScheduled() int32 {
 		return x.Scheduled
 	}
 	return 0
+}
+
+func (x *ResendEventsResponse) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
 }
 
 // Filters of the attempts list.
@@ -1465,9 +1475,10 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\ventity_type\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
 	"entityType\x12%\n" +
 	"\tentity_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\bentityId\x12*\n" +
-	"\ffailed_since\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18(R\vfailedSince\"4\n" +
+	"\ffailed_since\x18\x05 \x01(\tB\a\xbaH\x04r\x02\x18(R\vfailedSince\"H\n" +
 	"\x14ResendEventsResponse\x12\x1c\n" +
-	"\tscheduled\x18\x01 \x01(\x05R\tscheduled\"\xd9\x02\n" +
+	"\tscheduled\x18\x01 \x01(\x05R\tscheduled\x12\x12\n" +
+	"\x04more\x18\x02 \x01(\bR\x04more\"\xd9\x02\n" +
 	"\x1dSearchDeliveryAttemptsRequest\x120\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x0esubscriptionId\x12\"\n" +
 	"\bevent_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\aeventId\x12S\n" +

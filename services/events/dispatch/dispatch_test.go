@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,9 @@ import (
 
 	pevents "github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
+	"google.golang.org/grpc/codes"
+
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/webhook"
 	"github.com/zcustody/suite/services/events"
 	"github.com/zcustody/suite/services/events/dispatch"
@@ -608,8 +612,8 @@ func TestResend(t *testing.T) {
 		}
 		return out
 	}
-	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EventID: b1.ID}, time.Now()); err != nil || n != 1 {
-		t.Fatalf("Resend(b1) = %d, %v", n, err)
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EventID: b1.ID}, time.Now()); err != nil || n.Scheduled != 1 {
+		t.Fatalf("Resend(b1) = %+v, %v", n, err)
 	}
 	until(t, 5*time.Second, func() bool { return len(rc.delivered()) == 4 }, d)
 	if got := trigger(b1.ID); !slices.Equal(got, []string{events.TriggerManual, events.TriggerScheduled}) {
@@ -619,13 +623,13 @@ func TestResend(t *testing.T) {
 		t.Errorf("resend: webhook-id %s (want %s) or its signature is wrong", last.id, b1.ID)
 	}
 
-	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EventID: old.ID}, time.Now()); err != nil || n != 1 {
-		t.Fatalf("Resend(an event never delivered) = %d, %v; want its delivery made", n, err)
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EventID: old.ID}, time.Now()); err != nil || n.Scheduled != 1 {
+		t.Fatalf("Resend(an event never delivered) = %+v, %v; want its delivery made", n, err)
 	}
 	until(t, 5*time.Second, func() bool { return len(rc.delivered()) == 5 }, d)
 
-	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EntityType: "settlement", EntityID: "A"}, time.Now()); err != nil || n != 2 {
-		t.Fatalf("Resend(entity A) = %d, %v; want 2", n, err)
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{EntityType: "settlement", EntityID: "A"}, time.Now()); err != nil || n.Scheduled != 2 {
+		t.Fatalf("Resend(entity A) = %+v, %v; want 2", n, err)
 	}
 	until(t, 5*time.Second, func() bool { return len(rc.delivered()) == 7 }, d)
 	if got := rc.delivered()[5:]; !slices.Equal(got, []string{a1.ID, a2.ID}) {
@@ -649,16 +653,35 @@ func TestResend(t *testing.T) {
 	mu.Lock()
 	failing = false
 	mu.Unlock()
-	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{FailedSince: since}, time.Now()); err != nil || n != 1 {
-		t.Fatalf("Resend(failed since) = %d, %v; want 1", n, err)
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{FailedSince: since}, time.Now()); err != nil || n.Scheduled != 1 || n.More {
+		t.Fatalf("Resend(failed since) = %+v, %v; want 1", n, err)
+	}
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{FailedSince: since}, time.Now()); err != nil || n.Scheduled != 0 {
+		t.Fatalf("a second Resend(failed since) = %+v, %v; want nothing more (c1 is queued)", n, err)
 	}
 	until(t, 5*time.Second, func() bool { return slices.Contains(rc.delivered(), c1.ID) }, d)
 	if got := trigger(c1.ID); got[0] != events.TriggerRecover || len(got) != 3 {
 		t.Errorf("c1's triggers %v, want RECOVER after two SCHEDULED", got)
 	}
+	if n, err := e.st.Resend(ctx, "ZA", s.ID, store.Resend{FailedSince: since}, time.Now()); err != nil || n.Scheduled != 0 {
+		t.Fatalf("Resend(failed since) after c1 was delivered = %+v, %v; want nothing", n, err)
+	}
 	if _, err := e.st.Resend(ctx, "ZB", s.ID, store.Resend{EventID: b1.ID}, time.Now()); err == nil {
 		t.Error("another company resent ZA's subscription")
 	}
+	// A subscription gets no event of a type it does not take, resent or not.
+	narrow := e.subscribe("ZA", rc.URL, "withdrawal.accepted")
+	if _, err := e.st.Resend(ctx, "ZA", narrow.ID, store.Resend{EventID: b1.ID}, time.Now()); !isPrecondition(err) {
+		t.Errorf("Resend(b1) to a withdrawal subscription = %v, want a conflict", err)
+	}
+	if n, err := e.st.Resend(ctx, "ZA", narrow.ID, store.Resend{EntityType: "settlement", EntityID: "A"}, time.Now()); err != nil || n.Scheduled != 0 {
+		t.Errorf("Resend(entity A) to a withdrawal subscription = %+v, %v; want nothing", n, err)
+	}
+}
+
+func isPrecondition(err error) bool {
+	var e *apperr.Error
+	return errors.As(err, &e) && e.Status == codes.FailedPrecondition
 }
 
 // TestDatabaseGone: a pass over a database that went away returns an error; it never panics.

@@ -17,7 +17,7 @@ import (
 // store.
 type Deliveries interface {
 	ListAttempts(ctx context.Context, q store.AttemptQuery) ([]events.Attempt, bool, error)
-	Resend(ctx context.Context, company, subscriptionID string, sel store.Resend, now time.Time) (int, error)
+	Resend(ctx context.Context, company, subscriptionID string, sel store.Resend, now time.Time) (store.Resent, error)
 }
 
 // ResendEvents queues one event, one entity's events, or every delivery that failed since a
@@ -59,7 +59,7 @@ func (w *Webhooks) ResendEvents(ctx context.Context, req *eventsv1.ResendEventsR
 	if err != nil {
 		return nil, err
 	}
-	return &eventsv1.ResendEventsResponse{Scheduled: int32(n)}, nil
+	return &eventsv1.ResendEventsResponse{Scheduled: int32(n.Scheduled), More: n.More}, nil
 }
 
 // SearchDeliveryAttempts lists the attempts of the caller's company, newest first.

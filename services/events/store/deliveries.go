@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,9 @@ const (
 	MaxAttemptsPage = 500
 	// maxEntityResend bounds the events of one entity a resend takes from the log.
 	maxEntityResend = 1000
+	// maxRecover bounds the deliveries one failedSince recovery queues; the answer says
+	// whether more are left (a next call queues them).
+	maxRecover = 500
 )
 
 // DeliveryIndexes are the indexes of the dispatcher's queries and of the attempt history.
@@ -378,69 +382,129 @@ type Resend struct {
 // Resend puts sel's deliveries of company's subscription back to pending, due at now, with
 // a fresh schedule: MANUAL for an event or an entity, RECOVER for FailedSince. An event (or
 // an entity's event) of the log never delivered to the subscription gets its delivery. The
-// order per entity still holds: a resent event waits for the earlier pending ones. It
-// returns how many deliveries it queued.
-func (s *Store) Resend(ctx context.Context, company, subscriptionID string, sel Resend, now time.Time) (int, error) {
+// order per entity still holds: a resent event waits for the earlier pending ones. Only
+// events of types the subscription takes are sent, a delivery being sent is left to its
+// sender, and a recovery queues at most maxRecover (Resent.More: call again for the rest).
+func (s *Store) Resend(ctx context.Context, company, subscriptionID string, sel Resend, now time.Time) (Resent, error) {
 	now = now.UTC()
 	sub, err := s.Subscription(ctx, company, subscriptionID)
 	if err != nil {
-		return 0, err
+		return Resent{}, err
 	}
 	if sub.Status == events.StatusPendingApproval || sub.Status == events.StatusRejected {
 		// Nothing goes to an endpoint before a checker approved it.
-		return 0, apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s is %s: nothing is sent to it", sub.ID, sub.Status)
+		return Resent{}, apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s is %s: nothing is sent to it", sub.ID, sub.Status)
 	}
 	set := func(trigger string) bson.D {
 		return bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: events.DeliveryPending}, {Key: "nextAt", Value: now}, {Key: "trigger", Value: trigger},
 			{Key: "run", Value: 0}, {Key: "updatedAt", Value: now}}}}
+	}
+	// A delivery being sent (its lease running) is left to its sender; one of a type the
+	// subscription does not take (any more) is not sent.
+	notLeased := bson.E{Key: "lease.until", Value: bson.D{{Key: "$lte", Value: now}}}
+	wanted := func(logged []Logged) []Logged {
+		return slices.DeleteFunc(logged, func(l Logged) bool { return !sub.Wants(l.Type) })
 	}
 	col := s.db.Collection(colDeliveries)
 	switch {
 	case sel.EventID != "" && sel.EntityType == "" && sel.EntityID == "" && sel.FailedSince.IsZero():
 		l, err := s.LoggedEvent(ctx, company, sel.EventID)
 		if err != nil && !errors.Is(err, apperr.ErrNotFound) {
-			return 0, err
+			return Resent{}, err
+		}
+		if err == nil && !sub.Wants(l.Type) {
+			return Resent{}, apperr.Precondition(apperr.CodeConflict, "eventId", "subscription %s does not take %s events", sub.ID, l.Type)
 		}
 		if err == nil {
 			if _, err := s.CreateDeliveries(ctx, sub, []Logged{l}, now); err != nil {
-				return 0, err
+				return Resent{}, err
 			}
 		}
-		res, err := col.UpdateOne(ctx, bson.D{{Key: "_id", Value: events.DeliveryID(sub.ID, sel.EventID)}}, set(events.TriggerManual))
+		res, err := col.UpdateOne(ctx, bson.D{{Key: "_id", Value: events.DeliveryID(sub.ID, sel.EventID)}, notLeased}, set(events.TriggerManual))
 		if err != nil {
-			return 0, fmt.Errorf("events: resend %s: %w", sel.EventID, err)
+			return Resent{}, fmt.Errorf("events: resend %s: %w", sel.EventID, err)
 		}
 		if res.MatchedCount == 0 {
-			return 0, apperr.ErrNotFound
+			if _, err := s.Delivery(ctx, events.DeliveryID(sub.ID, sel.EventID)); err == nil {
+				return Resent{}, nil // being sent right now
+			}
+			return Resent{}, apperr.ErrNotFound
 		}
-		return 1, nil
+		return Resent{Scheduled: 1}, nil
 	case sel.EventID == "" && sel.EntityType != "" && sel.EntityID != "" && sel.FailedSince.IsZero():
 		head, err := s.Head(ctx, company)
 		if err != nil {
-			return 0, err
+			return Resent{}, err
 		}
 		logged, _, err := s.Read(ctx, Query{CompanyID: company, EntityType: sel.EntityType, EntityID: sel.EntityID, After: 0, Below: head.Next, Limit: maxEntityResend})
 		if err != nil {
-			return 0, err
+			return Resent{}, err
 		}
+		logged = wanted(logged)
 		if _, err := s.CreateDeliveries(ctx, sub, logged, now); err != nil {
-			return 0, err
+			return Resent{}, err
 		}
-		res, err := col.UpdateMany(ctx, bson.D{{Key: "subscriptionId", Value: sub.ID}, {Key: "entity.type", Value: sel.EntityType}, {Key: "entity.id", Value: sel.EntityID}},
-			set(events.TriggerManual))
+		ids := make(bson.A, len(logged))
+		for i, l := range logged {
+			ids[i] = events.DeliveryID(sub.ID, l.ID)
+		}
+		res, err := col.UpdateMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, notLeased}, set(events.TriggerManual))
 		if err != nil {
-			return 0, fmt.Errorf("events: resend %s %s: %w", sel.EntityType, sel.EntityID, err)
+			return Resent{}, fmt.Errorf("events: resend %s %s: %w", sel.EntityType, sel.EntityID, err)
 		}
-		return int(res.MatchedCount), nil
+		return Resent{Scheduled: int(res.MatchedCount)}, nil
 	case sel.EventID == "" && sel.EntityType == "" && sel.EntityID == "" && !sel.FailedSince.IsZero():
-		res, err := col.UpdateMany(ctx, bson.D{{Key: "subscriptionId", Value: sub.ID}, {Key: "lastFailedAt", Value: bson.D{{Key: "$gte", Value: sel.FailedSince.UTC()}}}},
-			set(events.TriggerRecover))
-		if err != nil {
-			return 0, fmt.Errorf("events: recover %s: %w", sub.ID, err)
-		}
-		return int(res.MatchedCount), nil
+		return s.recover(ctx, sub, sel.FailedSince.UTC(), now, set(events.TriggerRecover), notLeased)
 	}
-	return 0, apperr.Invalid(apperr.CodeMissing, "resend", "name one event, one entity (type and id) or a time failed since")
+	return Resent{}, apperr.Invalid(apperr.CodeMissing, "resend", "name one event, one entity (type and id) or a time failed since")
+}
+
+// Resent is what a resend queued: how many deliveries, and whether a recovery left more
+// for a next call.
+type Resent struct {
+	Scheduled int
+	More      bool
+}
+
+// recover queues up to maxRecover of sub's deliveries whose last attempt failed since
+// since and that are still undelivered, oldest first, skipping those a recovery queued
+// already and those being sent; More says whether others are left.
+func (s *Store) recover(ctx context.Context, sub events.Subscription, since, now time.Time, set bson.D, notLeased bson.E) (Resent, error) {
+	col := s.db.Collection(colDeliveries)
+	// Failed for good, or still retrying on its schedule; not delivered since, and not
+	// queued by a recovery already (so a next call moves on to the rest).
+	filter := bson.D{{Key: "subscriptionId", Value: sub.ID}, {Key: "lastFailedAt", Value: bson.D{{Key: "$gte", Value: since}}},
+		{Key: "$or", Value: bson.A{
+			bson.D{{Key: "status", Value: events.DeliveryFailed}},
+			bson.D{{Key: "status", Value: events.DeliveryPending}, {Key: "trigger", Value: bson.D{{Key: "$ne", Value: events.TriggerRecover}}}},
+		}}, notLeased}
+	cur, err := col.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(maxRecover+1).
+		SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "type", Value: 1}}))
+	if err != nil {
+		return Resent{}, fmt.Errorf("events: recover %s: %w", sub.ID, err)
+	}
+	var found []struct {
+		ID   string `bson:"_id"`
+		Type string `bson:"type"`
+	}
+	if err := cur.All(ctx, &found); err != nil {
+		return Resent{}, fmt.Errorf("events: recover %s: %w", sub.ID, err)
+	}
+	more := len(found) > maxRecover
+	ids := bson.A{}
+	for _, f := range found[:min(len(found), maxRecover)] {
+		if sub.Wants(f.Type) {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return Resent{More: more}, nil
+	}
+	res, err := col.UpdateMany(ctx, append(bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, filter...), set)
+	if err != nil {
+		return Resent{}, fmt.Errorf("events: recover %s: %w", sub.ID, err)
+	}
+	return Resent{Scheduled: int(res.MatchedCount), More: more}, nil
 }
 
 // PruneDeliveries deletes the attempts made before cutoff and the deliveries delivered or
