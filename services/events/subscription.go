@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/webhook"
 )
@@ -202,10 +203,15 @@ func (s *Subscription) ProposeSecret(by string, now time.Time, keys *webhook.Key
 // Decide applies (approve) or drops the waiting change as checker by, who must not be its
 // maker. Approving a creation starts deliveries from head, the company's log position now:
 // a new endpoint receives what happens from its approval on (the events search has the
-// rest). A rejected creation leaves the subscription refused for good.
-func (s *Subscription) Decide(approve bool, by string, now time.Time, head int64) error {
+// rest). A rejected creation leaves the subscription refused for good. seen, unless zero, is
+// the proposal time of the change the checker saw: another change waiting is refused.
+func (s *Subscription) Decide(approve bool, by string, now time.Time, head int64, seen time.Time) error {
 	if s.Pending == nil {
 		return apperr.Precondition(apperr.CodeConflict, "subscriptionId", "subscription %s has no change waiting for a checker", s.ID)
+	}
+	if !seen.IsZero() && !s.Pending.ProposedAt.Equal(seen) {
+		return apperr.Precondition(apperr.CodeConflict, "proposedAt", "the change waiting on subscription %s was proposed at %s, not %s: read it again",
+			s.ID, apitime.Format(s.Pending.ProposedAt), apitime.Format(seen))
 	}
 	if s.Pending.ProposedBy == by {
 		return apperr.ForbiddenField("submitter-id", "the maker of a change cannot approve or reject it (four eyes)")

@@ -4238,7 +4238,20 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * proposed_at
+                     * @description The change the checker approves: its `pending.proposedAt` as the subscription showed it.
+                     *      Another change waiting instead (the one seen was rejected and a new one proposed) is
+                     *      not approved (409).
+                     * @example 2026-11-26T09:30:00.000Z
+                     */
+                    proposedAt: string;
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -4255,6 +4268,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -57,6 +57,7 @@ test("a delivery verifies with standardwebhooks and the public key", { skip, tim
 
     const approved = await client("checker").POST("/v3/api/events/subscriptions/{subscriptionId}/approve", {
       params: { path: { subscriptionId: id } },
+      body: { proposedAt: created.data?.subscription?.pending?.proposedAt ?? "" },
     });
     assert.equal(approved.response.status, 200, JSON.stringify(approved.error));
     assert.equal(approved.data?.subscription?.status, "ACTIVE");

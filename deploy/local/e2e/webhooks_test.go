@@ -98,6 +98,9 @@ type subscriptionAnswer struct {
 		SubscriptionID string `json:"subscriptionId"`
 		PublicKey      string `json:"publicKey"`
 		Status         string `json:"status"`
+		Pending        struct {
+			ProposedAt string `json:"proposedAt"`
+		} `json:"pending"`
 	} `json:"subscription"`
 	Secret string `json:"secret"`
 }
@@ -108,7 +111,8 @@ func subscribe(t *testing.T, url string, types ...string) subscriptionAnswer {
 	var sub subscriptionAnswer
 	wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, maker), http.MethodPost, "/v3/api/events/subscriptions", mustJSON(t, map[string]any{"url": url, "types": types})), &sub)
 	var approved struct{ Subscription struct{ Status string } }
-	wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, checker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve", nil), &approved)
+	wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, checker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve",
+		mustJSON(t, map[string]any{"proposedAt": sub.Subscription.Pending.ProposedAt})), &approved)
 	if approved.Subscription.Status != "ACTIVE" {
 		t.Fatalf("approved subscription is %s, want ACTIVE", approved.Subscription.Status)
 	}

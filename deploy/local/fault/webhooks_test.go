@@ -92,8 +92,11 @@ func TestWebhooksSurviveTheDispatcherAndAServiceStopping(t *testing.T) {
 		vasps = append(vasps, id)
 	}
 	var sub struct {
-		Subscription struct{ SubscriptionID string } `json:"subscription"`
-		Secret       string                          `json:"secret"`
+		Subscription struct {
+			SubscriptionID string
+			Pending        struct{ ProposedAt string }
+		} `json:"subscription"`
+		Secret string `json:"secret"`
 	}
 	rcv := newHookReceiver(t, 150*time.Millisecond)
 	mustOK(t, call(s.client(demo.CompanyZACME, maker), http.MethodPost, "/v3/api/events/subscriptions",
@@ -102,7 +105,8 @@ func TestWebhooksSurviveTheDispatcherAndAServiceStopping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustOK(t, call(s.client(demo.CompanyZACME, "checker"), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve", nil), &struct{}{})
+	mustOK(t, call(s.client(demo.CompanyZACME, "checker"), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve",
+		mustJSON(t, map[string]any{"proposedAt": sub.Subscription.Pending.ProposedAt})), &struct{}{})
 
 	toggles := 0
 	change := func(n int) {

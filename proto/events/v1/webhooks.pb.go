@@ -565,13 +565,17 @@ func (x *RotateSubscriptionSecretRequest) GetSubscriptionId() string {
 	return ""
 }
 
-// Path of a checker's approval.
+// Path and body of a checker's approval.
 type ApproveSubscriptionChangeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Subscription id.
 	SubscriptionId string `protobuf:"bytes,1,opt,name=subscription_id,json=subscriptionId,proto3" json:"subscription_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The change the checker approves: its `pending.proposedAt` as the subscription showed it.
+	// Another change waiting instead (the one seen was rejected and a new one proposed) is
+	// not approved (409).
+	ProposedAt    string `protobuf:"bytes,2,opt,name=proposed_at,json=proposedAt,proto3" json:"proposed_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ApproveSubscriptionChangeRequest) Reset() {
@@ -607,6 +611,13 @@ func (*ApproveSubscriptionChangeRequest) Descriptor() ([]byte, []int) {
 func (x *ApproveSubscriptionChangeRequest) GetSubscriptionId() string {
 	if x != nil {
 		return x.SubscriptionId
+	}
+	return ""
+}
+
+func (x *ApproveSubscriptionChangeRequest) GetProposedAt() string {
+	if x != nil {
+		return x.ProposedAt
 	}
 	return ""
 }
@@ -1445,9 +1456,11 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\x1bSearchSubscriptionsResponse\x12-\n" +
 	"\x05items\x18\x01 \x03(\v2\x17.events.v1.SubscriptionR\x05items\"\x81\x01\n" +
 	"\x1fRotateSubscriptionSecretRequest\x12^\n" +
-	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"\x82\x01\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"\xca\x01\n" +
 	" ApproveSubscriptionChangeRequest\x12^\n" +
-	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"\x81\x01\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\x12F\n" +
+	"\vproposed_at\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18(\x92\x02\x182026-11-26T09:30:00.000ZR\n" +
+	"proposedAt\"\x81\x01\n" +
 	"\x1fRejectSubscriptionChangeRequest\x12^\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"{\n" +
 	"\x19EnableSubscriptionRequest\x12^\n" +

@@ -86,8 +86,26 @@ func TestSubscriptionNeedsACheckerForItsURLAndSecret(t *testing.T) {
 			r, err := h.client.RejectSubscriptionChange(h.as(t, p), &eventsv1.RejectSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId()})
 			return r.GetSubscription(), err
 		}
-		r, err := h.client.ApproveSubscriptionChange(h.as(t, p), &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId()})
+		// The checker reads the waiting change and approves that one.
+		list, err := h.client.SearchSubscriptions(h.as(t, p), &eventsv1.SearchSubscriptionsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		seen := ""
+		for _, s := range list.GetItems() {
+			if s.GetSubscriptionId() == sub.GetSubscriptionId() {
+				seen = s.GetPending().GetProposedAt()
+			}
+		}
+		r, err := h.client.ApproveSubscriptionChange(h.as(t, p), &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId(), ProposedAt: seen})
 		return r.GetSubscription(), err
+	}
+	// An approval names the change it approves: another time, or none, approves nothing.
+	for _, seen := range []string{"2026-01-01T00:00:00.000Z", ""} {
+		_, err := h.client.ApproveSubscriptionChange(h.as(t, checker), &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscriptionId(), ProposedAt: seen})
+		if want := map[bool]codes.Code{true: codes.InvalidArgument, false: codes.FailedPrecondition}[seen == ""]; status.Code(err) != want {
+			t.Fatalf("approval of the change proposed at %q = %v, want %s", seen, err, want)
+		}
 	}
 	if _, err := decide(makerChecker, "approve"); status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("the maker approving its own subscription = %v, want PermissionDenied", err)

@@ -94,7 +94,7 @@ func (e *env) subscribe(company, url string, types ...string) sub {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := s.Decide(true, "checker", e.now(), head.Next-1); err != nil {
+	if err := s.Decide(true, "checker", e.now(), head.Next-1, s.Pending.ProposedAt); err != nil {
 		e.t.Fatal(err)
 	}
 	if err := e.st.InsertSubscription(ctx, s); err != nil {

@@ -191,7 +191,11 @@ func (w *Webhooks) RotateSubscriptionSecret(ctx context.Context, req *eventsv1.R
 
 // ApproveSubscriptionChange: a checker other than the maker puts the waiting change in force.
 func (w *Webhooks) ApproveSubscriptionChange(ctx context.Context, req *eventsv1.ApproveSubscriptionChangeRequest) (*eventsv1.ApproveSubscriptionChangeResponse, error) {
-	sub, err := w.decide(ctx, req.GetSubscriptionId(), true)
+	seen, err := apitime.Parse(req.GetProposedAt())
+	if err != nil {
+		return nil, apperr.Invalid(apperr.CodeFormat, "proposedAt", "want the pending change's proposedAt, an ISO 8601 time")
+	}
+	sub, err := w.decide(ctx, req.GetSubscriptionId(), true, seen)
 	if err != nil {
 		return nil, err
 	}
@@ -200,20 +204,20 @@ func (w *Webhooks) ApproveSubscriptionChange(ctx context.Context, req *eventsv1.
 
 // RejectSubscriptionChange: a checker other than the maker drops the waiting change.
 func (w *Webhooks) RejectSubscriptionChange(ctx context.Context, req *eventsv1.RejectSubscriptionChangeRequest) (*eventsv1.RejectSubscriptionChangeResponse, error) {
-	sub, err := w.decide(ctx, req.GetSubscriptionId(), false)
+	sub, err := w.decide(ctx, req.GetSubscriptionId(), false, time.Time{})
 	if err != nil {
 		return nil, err
 	}
 	return &eventsv1.RejectSubscriptionChangeResponse{Subscription: sub}, nil
 }
 
-func (w *Webhooks) decide(ctx context.Context, id string, approve bool) (*eventsv1.Subscription, error) {
+func (w *Webhooks) decide(ctx context.Context, id string, approve bool, seen time.Time) (*eventsv1.Subscription, error) {
 	sub, err := w.change(ctx, id, func(p principal.Principal, s *events.Subscription) error {
 		head, err := w.st.Head(ctx, s.CompanyID)
 		if err != nil {
 			return err
 		}
-		return s.Decide(approve, p.UserEmail, w.opts.Now().UTC(), head.Next-1)
+		return s.Decide(approve, p.UserEmail, w.opts.Now().UTC(), head.Next-1, seen)
 	})
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func subscribe(t *testing.T, st *store.Store, company string, now time.Time) eve
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Decide(true, "checker", now, head.Next-1); err != nil {
+	if err := s.Decide(true, "checker", now, head.Next-1, s.Pending.ProposedAt); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.InsertSubscription(context.Background(), s); err != nil {

@@ -233,7 +233,8 @@ func (e *Env) subscribe(ctx context.Context, hooks eventsv1.WebhookServiceClient
 	if err != nil {
 		return err
 	}
-	approved, err := hooks.ApproveSubscriptionChange(cctx, &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscription().GetSubscriptionId()})
+	approved, err := hooks.ApproveSubscriptionChange(cctx, &eventsv1.ApproveSubscriptionChangeRequest{SubscriptionId: sub.GetSubscription().GetSubscriptionId(),
+		ProposedAt: sub.GetSubscription().GetPending().GetProposedAt()})
 	if err != nil {
 		return fmt.Errorf("delivery: approve the subscription: %w", err)
 	}
