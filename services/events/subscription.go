@@ -39,8 +39,12 @@ const (
 // receiver can switch without losing a delivery.
 const SecretOverlap = 24 * time.Hour
 
-// MaxSubscriptions bounds a company's subscriptions: each one is a fan-out of every event.
-const MaxSubscriptions = 20
+// MaxSubscriptions bounds a company's subscriptions, rejected ones aside: each one is a
+// fan-out of every event. MaxKept bounds them all (rejected ones stay listed until deleted).
+const (
+	MaxSubscriptions = 20
+	MaxKept          = 100
+)
 
 // Subscription is a company's webhook endpoint. Secrets and the signing seed are sealed at
 // rest (webhook.Keyring); the plain secret is shown once, to the maker who asked for it.

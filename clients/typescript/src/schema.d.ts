@@ -248,6 +248,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/api/events/subscriptions/{subscriptionId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a subscription
+         * @description A maker deletes a subscription: nothing more is sent to it, and its waiting deliveries
+         *      go (removing a destination needs no checker). Its attempts stay listed until retention.
+         */
+        post: operations["deleteWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/api/events/subscriptions/{subscriptionId}/enable": {
         parameters: {
             query?: never;
@@ -1392,6 +1413,23 @@ export interface components {
              * @description The `whsec_…` secret of the `v1` signatures: keep it; it is not shown again.
              */
             secret?: string;
+        };
+        /**
+         * DeleteSubscriptionResponse
+         * @description Answer of a deletion.
+         */
+        DeleteSubscriptionResponse: {
+            /**
+             * subscription_id
+             * @description The deleted subscription's id.
+             */
+            subscriptionId?: string;
+            /**
+             * deliveries_dropped
+             * Format: int32
+             * @description How many waiting deliveries went with it.
+             */
+            deliveriesDropped?: number;
         };
         /**
          * DeliveryAttempt
@@ -4270,6 +4308,47 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path: {
+                /** @description Subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

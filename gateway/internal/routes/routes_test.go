@@ -46,6 +46,7 @@ func TestLoadFromProtos(t *testing.T) {
 		{"POST", "/v3/api/events/subscriptions", "events.v1.WebhookService.CreateSubscription", "createWebhookSubscription", true},
 		{"POST", "/v3/api/events/subscriptions/search", "events.v1.WebhookService.SearchSubscriptions", "searchWebhookSubscriptions", false},
 		{"POST", "/v3/api/events/subscriptions/{subscription_id}/approve", "events.v1.WebhookService.ApproveSubscriptionChange", "approveWebhookSubscriptionChange", true},
+		{"POST", "/v3/api/events/subscriptions/{subscription_id}/delete", "events.v1.WebhookService.DeleteSubscription", "deleteWebhookSubscription", true},
 		{"POST", "/v3/api/events/subscriptions/{subscription_id}/enable", "events.v1.WebhookService.EnableSubscription", "enableWebhookSubscription", true},
 		{"POST", "/v3/api/events/subscriptions/{subscription_id}/reject", "events.v1.WebhookService.RejectSubscriptionChange", "rejectWebhookSubscriptionChange", true},
 		{"POST", "/v3/api/events/subscriptions/{subscription_id}/resend", "events.v1.WebhookService.ResendEvents", "resendWebhookEvents", true},

@@ -714,6 +714,107 @@ func (x *EnableSubscriptionRequest) GetSubscriptionId() string {
 	return ""
 }
 
+// Path of a deletion.
+type DeleteSubscriptionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Subscription id.
+	SubscriptionId string `protobuf:"bytes,1,opt,name=subscription_id,json=subscriptionId,proto3" json:"subscription_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteSubscriptionRequest) Reset() {
+	*x = DeleteSubscriptionRequest{}
+	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSubscriptionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSubscriptionRequest) ProtoMessage() {}
+
+func (x *DeleteSubscriptionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSubscriptionRequest.ProtoReflect.Descriptor instead.
+func (*DeleteSubscriptionRequest) Descriptor() ([]byte, []int) {
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DeleteSubscriptionRequest) GetSubscriptionId() string {
+	if x != nil {
+		return x.SubscriptionId
+	}
+	return ""
+}
+
+// Answer of a deletion.
+type DeleteSubscriptionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted subscription's id.
+	SubscriptionId string `protobuf:"bytes,1,opt,name=subscription_id,json=subscriptionId,proto3" json:"subscription_id,omitempty"`
+	// How many waiting deliveries went with it.
+	DeliveriesDropped int32 `protobuf:"varint,2,opt,name=deliveries_dropped,json=deliveriesDropped,proto3" json:"deliveries_dropped,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *DeleteSubscriptionResponse) Reset() {
+	*x = DeleteSubscriptionResponse{}
+	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSubscriptionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSubscriptionResponse) ProtoMessage() {}
+
+func (x *DeleteSubscriptionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSubscriptionResponse.ProtoReflect.Descriptor instead.
+func (*DeleteSubscriptionResponse) Descriptor() ([]byte, []int) {
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DeleteSubscriptionResponse) GetSubscriptionId() string {
+	if x != nil {
+		return x.SubscriptionId
+	}
+	return ""
+}
+
+func (x *DeleteSubscriptionResponse) GetDeliveriesDropped() int32 {
+	if x != nil {
+		return x.DeliveriesDropped
+	}
+	return 0
+}
+
 // Answer of a change.
 type UpdateSubscriptionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -725,7 +826,7 @@ type UpdateSubscriptionResponse struct {
 
 func (x *UpdateSubscriptionResponse) Reset() {
 	*x = UpdateSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	mi := &file_events_v1_webhooks_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +838,7 @@ func (x *UpdateSubscriptionResponse) String() string {
 func (*UpdateSubscriptionResponse) ProtoMessage() {}
 
 func (x *UpdateSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	mi := &file_events_v1_webhooks_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +851,7 @@ func (x *UpdateSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UpdateSubscriptionResponse) GetSubscription() *Subscription {
@@ -771,7 +872,7 @@ type ApproveSubscriptionChangeResponse struct {
 
 func (x *ApproveSubscriptionChangeResponse) Reset() {
 	*x = ApproveSubscriptionChangeResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	mi := &file_events_v1_webhooks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +884,7 @@ func (x *ApproveSubscriptionChangeResponse) String() string {
 func (*ApproveSubscriptionChangeResponse) ProtoMessage() {}
 
 func (x *ApproveSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	mi := &file_events_v1_webhooks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +897,7 @@ func (x *ApproveSubscriptionChangeResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ApproveSubscriptionChangeResponse.ProtoReflect.Descriptor instead.
 func (*ApproveSubscriptionChangeResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ApproveSubscriptionChangeResponse) GetSubscription() *Subscription {
@@ -817,7 +918,7 @@ type RejectSubscriptionChangeResponse struct {
 
 func (x *RejectSubscriptionChangeResponse) Reset() {
 	*x = RejectSubscriptionChangeResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[13]
+	mi := &file_events_v1_webhooks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -829,7 +930,7 @@ func (x *RejectSubscriptionChangeResponse) String() string {
 func (*RejectSubscriptionChangeResponse) ProtoMessage() {}
 
 func (x *RejectSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[13]
+	mi := &file_events_v1_webhooks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -842,7 +943,7 @@ func (x *RejectSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectSubscriptionChangeResponse.ProtoReflect.Descriptor instead.
 func (*RejectSubscriptionChangeResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RejectSubscriptionChangeResponse) GetSubscription() *Subscription {
@@ -863,7 +964,7 @@ type EnableSubscriptionResponse struct {
 
 func (x *EnableSubscriptionResponse) Reset() {
 	*x = EnableSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[14]
+	mi := &file_events_v1_webhooks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -875,7 +976,7 @@ func (x *EnableSubscriptionResponse) String() string {
 func (*EnableSubscriptionResponse) ProtoMessage() {}
 
 func (x *EnableSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[14]
+	mi := &file_events_v1_webhooks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -888,7 +989,7 @@ func (x *EnableSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*EnableSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EnableSubscriptionResponse) GetSubscription() *Subscription {
@@ -917,7 +1018,7 @@ type UpdateSubscriptionRequest struct {
 
 func (x *UpdateSubscriptionRequest) Reset() {
 	*x = UpdateSubscriptionRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[15]
+	mi := &file_events_v1_webhooks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1030,7 @@ func (x *UpdateSubscriptionRequest) String() string {
 func (*UpdateSubscriptionRequest) ProtoMessage() {}
 
 func (x *UpdateSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[15]
+	mi := &file_events_v1_webhooks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1043,7 @@ func (x *UpdateSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdateSubscriptionRequest) GetSubscriptionId() string {
@@ -999,7 +1100,7 @@ type ResendEventsRequest struct {
 
 func (x *ResendEventsRequest) Reset() {
 	*x = ResendEventsRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[16]
+	mi := &file_events_v1_webhooks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1011,7 +1112,7 @@ func (x *ResendEventsRequest) String() string {
 func (*ResendEventsRequest) ProtoMessage() {}
 
 func (x *ResendEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[16]
+	mi := &file_events_v1_webhooks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1024,7 +1125,7 @@ func (x *ResendEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendEventsRequest.ProtoReflect.Descriptor instead.
 func (*ResendEventsRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ResendEventsRequest) GetSubscriptionId() string {
@@ -1076,7 +1177,7 @@ type ResendEventsResponse struct {
 
 func (x *ResendEventsResponse) Reset() {
 	*x = ResendEventsResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[17]
+	mi := &file_events_v1_webhooks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1088,7 +1189,7 @@ func (x *ResendEventsResponse) String() string {
 func (*ResendEventsResponse) ProtoMessage() {}
 
 func (x *ResendEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[17]
+	mi := &file_events_v1_webhooks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1101,7 +1202,7 @@ func (x *ResendEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendEventsResponse.ProtoReflect.Descriptor instead.
 func (*ResendEventsResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ResendEventsResponse) GetScheduled() int32 {
@@ -1141,7 +1242,7 @@ type SearchDeliveryAttemptsRequest struct {
 
 func (x *SearchDeliveryAttemptsRequest) Reset() {
 	*x = SearchDeliveryAttemptsRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[18]
+	mi := &file_events_v1_webhooks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1153,7 +1254,7 @@ func (x *SearchDeliveryAttemptsRequest) String() string {
 func (*SearchDeliveryAttemptsRequest) ProtoMessage() {}
 
 func (x *SearchDeliveryAttemptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[18]
+	mi := &file_events_v1_webhooks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1166,7 +1267,7 @@ func (x *SearchDeliveryAttemptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchDeliveryAttemptsRequest.ProtoReflect.Descriptor instead.
 func (*SearchDeliveryAttemptsRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SearchDeliveryAttemptsRequest) GetSubscriptionId() string {
@@ -1231,7 +1332,7 @@ type SearchDeliveryAttemptsResponse struct {
 
 func (x *SearchDeliveryAttemptsResponse) Reset() {
 	*x = SearchDeliveryAttemptsResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[19]
+	mi := &file_events_v1_webhooks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1344,7 @@ func (x *SearchDeliveryAttemptsResponse) String() string {
 func (*SearchDeliveryAttemptsResponse) ProtoMessage() {}
 
 func (x *SearchDeliveryAttemptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[19]
+	mi := &file_events_v1_webhooks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1357,7 @@ func (x *SearchDeliveryAttemptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchDeliveryAttemptsResponse.ProtoReflect.Descriptor instead.
 func (*SearchDeliveryAttemptsResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SearchDeliveryAttemptsResponse) GetItems() []*DeliveryAttempt {
@@ -1304,7 +1405,7 @@ type DeliveryAttempt struct {
 
 func (x *DeliveryAttempt) Reset() {
 	*x = DeliveryAttempt{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[20]
+	mi := &file_events_v1_webhooks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1417,7 @@ func (x *DeliveryAttempt) String() string {
 func (*DeliveryAttempt) ProtoMessage() {}
 
 func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[20]
+	mi := &file_events_v1_webhooks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1430,7 @@ func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliveryAttempt.ProtoReflect.Descriptor instead.
 func (*DeliveryAttempt) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeliveryAttempt) GetAttemptId() string {
@@ -1464,7 +1565,12 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\x1fRejectSubscriptionChangeRequest\x12^\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"{\n" +
 	"\x19EnableSubscriptionRequest\x12^\n" +
-	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"Y\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"{\n" +
+	"\x19DeleteSubscriptionRequest\x12^\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tB5\xbaH2\xc8\x01\x01r-\x18@\x92\x02(sub_0194d7e2-5b7a-7c3e-9f1a-2b3c4d5e6f70R\x0esubscriptionId\"t\n" +
+	"\x1aDeleteSubscriptionResponse\x12'\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tR\x0esubscriptionId\x12-\n" +
+	"\x12deliveries_dropped\x18\x02 \x01(\x05R\x11deliveriesDropped\"Y\n" +
 	"\x1aUpdateSubscriptionResponse\x12;\n" +
 	"\fsubscription\x18\x01 \x01(\v2\x17.events.v1.SubscriptionR\fsubscription\"`\n" +
 	"!ApproveSubscriptionChangeResponse\x12;\n" +
@@ -1523,7 +1629,7 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\atrigger\x18\t \x01(\tR\atrigger\x12\x1a\n" +
 	"\bresponse\x18\n" +
 	" \x01(\tR\bresponse\x12\x16\n" +
-	"\x06detail\x18\v \x01(\tR\x06detail2\xab\x18\n" +
+	"\x06detail\x18\v \x01(\tR\x06detail2\xda\x1a\n" +
 	"\x0eWebhookService\x12\xb1\x02\n" +
 	"\x12CreateSubscription\x12$.events.v1.CreateSubscriptionRequest\x1a%.events.v1.CreateSubscriptionResponse\"\xcd\x01\xbaG\xa2\x01\n" +
 	"\x06events\x123Subscribe an HTTPS endpoint to the company's events*\x19createWebhookSubscription2\x1a\n" +
@@ -1566,7 +1672,13 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\x03404\x12#\x12!\n" +
 	"\x1f#/components/responses/NotFound\x12*\n" +
 	"\x03409\x12#\x12!\n" +
-	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02::\x01*\"5/v3/api/events/subscriptions/{subscription_id}/reject\x12\xf2\x02\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02::\x01*\"5/v3/api/events/subscriptions/{subscription_id}/reject\x12\xac\x02\n" +
+	"\x12DeleteSubscription\x12$.events.v1.DeleteSubscriptionRequest\x1a%.events.v1.DeleteSubscriptionResponse\"\xc8\x01\xbaG\x84\x01\n" +
+	"\x06events\x12\x15Delete a subscription*\x19deleteWebhookSubscription2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02::\x01*\"5/v3/api/events/subscriptions/{subscription_id}/delete\x12\xf2\x02\n" +
 	"\x12EnableSubscription\x12$.events.v1.EnableSubscriptionRequest\x1a%.events.v1.EnableSubscriptionResponse\"\x8e\x02\xbaG\xca\x01\n" +
 	"\x06events\x12/Enable a suspended or switched-off subscription*\x19enableWebhookSubscription2\x1a\n" +
 	"\x18\n" +
@@ -1600,7 +1712,7 @@ func file_events_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_events_v1_webhooks_proto_rawDescData
 }
 
-var file_events_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_events_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_events_v1_webhooks_proto_goTypes = []any{
 	(*CreateSubscriptionRequest)(nil),         // 0: events.v1.CreateSubscriptionRequest
 	(*Subscription)(nil),                      // 1: events.v1.Subscription
@@ -1613,16 +1725,18 @@ var file_events_v1_webhooks_proto_goTypes = []any{
 	(*ApproveSubscriptionChangeRequest)(nil),  // 8: events.v1.ApproveSubscriptionChangeRequest
 	(*RejectSubscriptionChangeRequest)(nil),   // 9: events.v1.RejectSubscriptionChangeRequest
 	(*EnableSubscriptionRequest)(nil),         // 10: events.v1.EnableSubscriptionRequest
-	(*UpdateSubscriptionResponse)(nil),        // 11: events.v1.UpdateSubscriptionResponse
-	(*ApproveSubscriptionChangeResponse)(nil), // 12: events.v1.ApproveSubscriptionChangeResponse
-	(*RejectSubscriptionChangeResponse)(nil),  // 13: events.v1.RejectSubscriptionChangeResponse
-	(*EnableSubscriptionResponse)(nil),        // 14: events.v1.EnableSubscriptionResponse
-	(*UpdateSubscriptionRequest)(nil),         // 15: events.v1.UpdateSubscriptionRequest
-	(*ResendEventsRequest)(nil),               // 16: events.v1.ResendEventsRequest
-	(*ResendEventsResponse)(nil),              // 17: events.v1.ResendEventsResponse
-	(*SearchDeliveryAttemptsRequest)(nil),     // 18: events.v1.SearchDeliveryAttemptsRequest
-	(*SearchDeliveryAttemptsResponse)(nil),    // 19: events.v1.SearchDeliveryAttemptsResponse
-	(*DeliveryAttempt)(nil),                   // 20: events.v1.DeliveryAttempt
+	(*DeleteSubscriptionRequest)(nil),         // 11: events.v1.DeleteSubscriptionRequest
+	(*DeleteSubscriptionResponse)(nil),        // 12: events.v1.DeleteSubscriptionResponse
+	(*UpdateSubscriptionResponse)(nil),        // 13: events.v1.UpdateSubscriptionResponse
+	(*ApproveSubscriptionChangeResponse)(nil), // 14: events.v1.ApproveSubscriptionChangeResponse
+	(*RejectSubscriptionChangeResponse)(nil),  // 15: events.v1.RejectSubscriptionChangeResponse
+	(*EnableSubscriptionResponse)(nil),        // 16: events.v1.EnableSubscriptionResponse
+	(*UpdateSubscriptionRequest)(nil),         // 17: events.v1.UpdateSubscriptionRequest
+	(*ResendEventsRequest)(nil),               // 18: events.v1.ResendEventsRequest
+	(*ResendEventsResponse)(nil),              // 19: events.v1.ResendEventsResponse
+	(*SearchDeliveryAttemptsRequest)(nil),     // 20: events.v1.SearchDeliveryAttemptsRequest
+	(*SearchDeliveryAttemptsResponse)(nil),    // 21: events.v1.SearchDeliveryAttemptsResponse
+	(*DeliveryAttempt)(nil),                   // 22: events.v1.DeliveryAttempt
 }
 var file_events_v1_webhooks_proto_depIdxs = []int32{
 	2,  // 0: events.v1.Subscription.pending:type_name -> events.v1.PendingChange
@@ -1633,27 +1747,29 @@ var file_events_v1_webhooks_proto_depIdxs = []int32{
 	1,  // 5: events.v1.ApproveSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
 	1,  // 6: events.v1.RejectSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
 	1,  // 7: events.v1.EnableSubscriptionResponse.subscription:type_name -> events.v1.Subscription
-	20, // 8: events.v1.SearchDeliveryAttemptsResponse.items:type_name -> events.v1.DeliveryAttempt
+	22, // 8: events.v1.SearchDeliveryAttemptsResponse.items:type_name -> events.v1.DeliveryAttempt
 	0,  // 9: events.v1.WebhookService.CreateSubscription:input_type -> events.v1.CreateSubscriptionRequest
 	5,  // 10: events.v1.WebhookService.SearchSubscriptions:input_type -> events.v1.SearchSubscriptionsRequest
-	15, // 11: events.v1.WebhookService.UpdateSubscription:input_type -> events.v1.UpdateSubscriptionRequest
+	17, // 11: events.v1.WebhookService.UpdateSubscription:input_type -> events.v1.UpdateSubscriptionRequest
 	7,  // 12: events.v1.WebhookService.RotateSubscriptionSecret:input_type -> events.v1.RotateSubscriptionSecretRequest
 	8,  // 13: events.v1.WebhookService.ApproveSubscriptionChange:input_type -> events.v1.ApproveSubscriptionChangeRequest
 	9,  // 14: events.v1.WebhookService.RejectSubscriptionChange:input_type -> events.v1.RejectSubscriptionChangeRequest
-	10, // 15: events.v1.WebhookService.EnableSubscription:input_type -> events.v1.EnableSubscriptionRequest
-	16, // 16: events.v1.WebhookService.ResendEvents:input_type -> events.v1.ResendEventsRequest
-	18, // 17: events.v1.WebhookService.SearchDeliveryAttempts:input_type -> events.v1.SearchDeliveryAttemptsRequest
-	3,  // 18: events.v1.WebhookService.CreateSubscription:output_type -> events.v1.CreateSubscriptionResponse
-	6,  // 19: events.v1.WebhookService.SearchSubscriptions:output_type -> events.v1.SearchSubscriptionsResponse
-	11, // 20: events.v1.WebhookService.UpdateSubscription:output_type -> events.v1.UpdateSubscriptionResponse
-	4,  // 21: events.v1.WebhookService.RotateSubscriptionSecret:output_type -> events.v1.RotateSubscriptionSecretResponse
-	12, // 22: events.v1.WebhookService.ApproveSubscriptionChange:output_type -> events.v1.ApproveSubscriptionChangeResponse
-	13, // 23: events.v1.WebhookService.RejectSubscriptionChange:output_type -> events.v1.RejectSubscriptionChangeResponse
-	14, // 24: events.v1.WebhookService.EnableSubscription:output_type -> events.v1.EnableSubscriptionResponse
-	17, // 25: events.v1.WebhookService.ResendEvents:output_type -> events.v1.ResendEventsResponse
-	19, // 26: events.v1.WebhookService.SearchDeliveryAttempts:output_type -> events.v1.SearchDeliveryAttemptsResponse
-	18, // [18:27] is the sub-list for method output_type
-	9,  // [9:18] is the sub-list for method input_type
+	11, // 15: events.v1.WebhookService.DeleteSubscription:input_type -> events.v1.DeleteSubscriptionRequest
+	10, // 16: events.v1.WebhookService.EnableSubscription:input_type -> events.v1.EnableSubscriptionRequest
+	18, // 17: events.v1.WebhookService.ResendEvents:input_type -> events.v1.ResendEventsRequest
+	20, // 18: events.v1.WebhookService.SearchDeliveryAttempts:input_type -> events.v1.SearchDeliveryAttemptsRequest
+	3,  // 19: events.v1.WebhookService.CreateSubscription:output_type -> events.v1.CreateSubscriptionResponse
+	6,  // 20: events.v1.WebhookService.SearchSubscriptions:output_type -> events.v1.SearchSubscriptionsResponse
+	13, // 21: events.v1.WebhookService.UpdateSubscription:output_type -> events.v1.UpdateSubscriptionResponse
+	4,  // 22: events.v1.WebhookService.RotateSubscriptionSecret:output_type -> events.v1.RotateSubscriptionSecretResponse
+	14, // 23: events.v1.WebhookService.ApproveSubscriptionChange:output_type -> events.v1.ApproveSubscriptionChangeResponse
+	15, // 24: events.v1.WebhookService.RejectSubscriptionChange:output_type -> events.v1.RejectSubscriptionChangeResponse
+	12, // 25: events.v1.WebhookService.DeleteSubscription:output_type -> events.v1.DeleteSubscriptionResponse
+	16, // 26: events.v1.WebhookService.EnableSubscription:output_type -> events.v1.EnableSubscriptionResponse
+	19, // 27: events.v1.WebhookService.ResendEvents:output_type -> events.v1.ResendEventsResponse
+	21, // 28: events.v1.WebhookService.SearchDeliveryAttempts:output_type -> events.v1.SearchDeliveryAttemptsResponse
+	19, // [19:29] is the sub-list for method output_type
+	9,  // [9:19] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1664,15 +1780,15 @@ func file_events_v1_webhooks_proto_init() {
 	if File_events_v1_webhooks_proto != nil {
 		return
 	}
-	file_events_v1_webhooks_proto_msgTypes[15].OneofWrappers = []any{}
-	file_events_v1_webhooks_proto_msgTypes[18].OneofWrappers = []any{}
+	file_events_v1_webhooks_proto_msgTypes[17].OneofWrappers = []any{}
+	file_events_v1_webhooks_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_webhooks_proto_rawDesc), len(file_events_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const (
 	WebhookService_RotateSubscriptionSecret_FullMethodName  = "/events.v1.WebhookService/RotateSubscriptionSecret"
 	WebhookService_ApproveSubscriptionChange_FullMethodName = "/events.v1.WebhookService/ApproveSubscriptionChange"
 	WebhookService_RejectSubscriptionChange_FullMethodName  = "/events.v1.WebhookService/RejectSubscriptionChange"
+	WebhookService_DeleteSubscription_FullMethodName        = "/events.v1.WebhookService/DeleteSubscription"
 	WebhookService_EnableSubscription_FullMethodName        = "/events.v1.WebhookService/EnableSubscription"
 	WebhookService_ResendEvents_FullMethodName              = "/events.v1.WebhookService/ResendEvents"
 	WebhookService_SearchDeliveryAttempts_FullMethodName    = "/events.v1.WebhookService/SearchDeliveryAttempts"
@@ -54,6 +55,9 @@ type WebhookServiceClient interface {
 	ApproveSubscriptionChange(ctx context.Context, in *ApproveSubscriptionChangeRequest, opts ...grpc.CallOption) (*ApproveSubscriptionChangeResponse, error)
 	// A checker other than its maker rejects the waiting change; a rejected creation never delivers.
 	RejectSubscriptionChange(ctx context.Context, in *RejectSubscriptionChangeRequest, opts ...grpc.CallOption) (*RejectSubscriptionChangeResponse, error)
+	// A maker deletes a subscription: nothing more is sent to it, and its waiting deliveries
+	// go (removing a destination needs no checker). Its attempts stay listed until retention.
+	DeleteSubscription(ctx context.Context, in *DeleteSubscriptionRequest, opts ...grpc.CallOption) (*DeleteSubscriptionResponse, error)
 	// A maker enables a suspended subscription again (its waiting deliveries resume; nothing is
 	// re-created).
 	EnableSubscription(ctx context.Context, in *EnableSubscriptionRequest, opts ...grpc.CallOption) (*EnableSubscriptionResponse, error)
@@ -132,6 +136,16 @@ func (c *webhookServiceClient) RejectSubscriptionChange(ctx context.Context, in 
 	return out, nil
 }
 
+func (c *webhookServiceClient) DeleteSubscription(ctx context.Context, in *DeleteSubscriptionRequest, opts ...grpc.CallOption) (*DeleteSubscriptionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteSubscriptionResponse)
+	err := c.cc.Invoke(ctx, WebhookService_DeleteSubscription_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *webhookServiceClient) EnableSubscription(ctx context.Context, in *EnableSubscriptionRequest, opts ...grpc.CallOption) (*EnableSubscriptionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EnableSubscriptionResponse)
@@ -184,6 +198,9 @@ type WebhookServiceServer interface {
 	ApproveSubscriptionChange(context.Context, *ApproveSubscriptionChangeRequest) (*ApproveSubscriptionChangeResponse, error)
 	// A checker other than its maker rejects the waiting change; a rejected creation never delivers.
 	RejectSubscriptionChange(context.Context, *RejectSubscriptionChangeRequest) (*RejectSubscriptionChangeResponse, error)
+	// A maker deletes a subscription: nothing more is sent to it, and its waiting deliveries
+	// go (removing a destination needs no checker). Its attempts stay listed until retention.
+	DeleteSubscription(context.Context, *DeleteSubscriptionRequest) (*DeleteSubscriptionResponse, error)
 	// A maker enables a suspended subscription again (its waiting deliveries resume; nothing is
 	// re-created).
 	EnableSubscription(context.Context, *EnableSubscriptionRequest) (*EnableSubscriptionResponse, error)
@@ -219,6 +236,9 @@ func (UnimplementedWebhookServiceServer) ApproveSubscriptionChange(context.Conte
 }
 func (UnimplementedWebhookServiceServer) RejectSubscriptionChange(context.Context, *RejectSubscriptionChangeRequest) (*RejectSubscriptionChangeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RejectSubscriptionChange not implemented")
+}
+func (UnimplementedWebhookServiceServer) DeleteSubscription(context.Context, *DeleteSubscriptionRequest) (*DeleteSubscriptionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteSubscription not implemented")
 }
 func (UnimplementedWebhookServiceServer) EnableSubscription(context.Context, *EnableSubscriptionRequest) (*EnableSubscriptionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EnableSubscription not implemented")
@@ -358,6 +378,24 @@ func _WebhookService_RejectSubscriptionChange_Handler(srv interface{}, ctx conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WebhookService_DeleteSubscription_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteSubscriptionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).DeleteSubscription(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_DeleteSubscription_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).DeleteSubscription(ctx, req.(*DeleteSubscriptionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WebhookService_EnableSubscription_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EnableSubscriptionRequest)
 	if err := dec(in); err != nil {
@@ -442,6 +480,10 @@ var WebhookService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RejectSubscriptionChange",
 			Handler:    _WebhookService_RejectSubscriptionChange_Handler,
+		},
+		{
+			MethodName: "DeleteSubscription",
+			Handler:    _WebhookService_DeleteSubscription_Handler,
 		},
 		{
 			MethodName: "EnableSubscription",

@@ -15,6 +15,7 @@ import (
 	"github.com/zcustody/suite/platform/principal"
 	"github.com/zcustody/suite/platform/webhook"
 	eventsv1 "github.com/zcustody/suite/proto/events/v1"
+	"github.com/zcustody/suite/services/events"
 	"github.com/zcustody/suite/services/events/app"
 	"github.com/zcustody/suite/services/events/server"
 	internalapp "github.com/zcustody/suite/services/internal/app"
@@ -241,5 +242,62 @@ func TestNothingIsResentToASubscriptionBeforeItsApproval(t *testing.T) {
 	_, err = h.client.ResendEvents(h.as(t, maker), &eventsv1.ResendEventsRequest{SubscriptionId: created.GetSubscription().GetSubscriptionId(), FailedSince: "2026-01-01T00:00:00Z"})
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("resend to a subscription waiting for its checker = %v, want FailedPrecondition", err)
+	}
+}
+
+// TestSubscriptionsAreCappedAndDeleted: a company has at most MaxSubscriptions, rejected
+// ones aside; a maker deletes one (another company cannot, a checker alone cannot), and
+// then it is gone from the list and makes room.
+func TestSubscriptionsAreCappedAndDeleted(t *testing.T) {
+	t.Parallel()
+	h := startHooks(t)
+	maker, checker := person(chaintest.ClientCompany, principal.RoleMaker, "mia"), person(chaintest.ClientCompany, principal.RoleChecker, "carl")
+	stranger := person(chaintest.OperatorCompany, principal.RoleMaker, "sam")
+	create := func() (*eventsv1.Subscription, error) {
+		r, err := h.client.CreateSubscription(h.as(t, maker), &eventsv1.CreateSubscriptionRequest{Url: "http://127.0.0.1:9/hook"})
+		return r.GetSubscription(), err
+	}
+	first, err := create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.RejectSubscriptionChange(h.as(t, checker), &eventsv1.RejectSubscriptionChangeRequest{SubscriptionId: first.GetSubscriptionId()}); err != nil {
+		t.Fatal(err)
+	}
+	var last *eventsv1.Subscription
+	for i := range events.MaxSubscriptions {
+		if last, err = create(); err != nil {
+			t.Fatalf("subscription %d of %d (one rejected aside): %v", i+1, events.MaxSubscriptions, err)
+		}
+	}
+	if _, err := create(); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("subscription %d = %v, want FailedPrecondition", events.MaxSubscriptions+1, err)
+	}
+	del := func(p principal.Principal, id string) error {
+		_, err := h.client.DeleteSubscription(h.as(t, p), &eventsv1.DeleteSubscriptionRequest{SubscriptionId: id})
+		return err
+	}
+	if err := del(stranger, last.GetSubscriptionId()); status.Code(err) != codes.NotFound {
+		t.Fatalf("another company deleting = %v, want NotFound", err)
+	}
+	if err := del(checker, last.GetSubscriptionId()); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a checker deleting = %v, want PermissionDenied", err)
+	}
+	for _, id := range []string{last.GetSubscriptionId(), first.GetSubscriptionId()} {
+		if err := del(maker, id); err != nil {
+			t.Fatalf("the maker deleting %s: %v", id, err)
+		}
+	}
+	list, err := h.client.SearchSubscriptions(h.as(t, maker), &eventsv1.SearchSubscriptionsRequest{})
+	if err != nil || len(list.GetItems()) != events.MaxSubscriptions-1 {
+		t.Fatalf("after two deletions: %d subscriptions, %v; want %d", len(list.GetItems()), err, events.MaxSubscriptions-1)
+	}
+	for _, s := range list.GetItems() {
+		if s.GetSubscriptionId() == last.GetSubscriptionId() || s.GetSubscriptionId() == first.GetSubscriptionId() {
+			t.Fatalf("deleted subscription %s is still listed", s.GetSubscriptionId())
+		}
+	}
+	if _, err := create(); err != nil {
+		t.Fatalf("a subscription after a deletion: %v", err)
 	}
 }

@@ -33,6 +33,7 @@ func Policy() authz.Policy {
 		eventsv1.WebhookService_ApproveSubscriptionChange_FullMethodName: checker,
 		eventsv1.WebhookService_RejectSubscriptionChange_FullMethodName:  checker,
 		eventsv1.WebhookService_EnableSubscription_FullMethodName:        maker,
+		eventsv1.WebhookService_DeleteSubscription_FullMethodName:        maker,
 		eventsv1.WebhookService_ResendEvents_FullMethodName:              maker,
 		eventsv1.WebhookService_SearchDeliveryAttempts_FullMethodName:    authz.Anyone,
 		eventsv1.EventsService_SearchEvents_FullMethodName:               authz.Anyone,

@@ -20,6 +20,7 @@ type Subscriptions interface {
 	Subscription(ctx context.Context, company, id string) (events.Subscription, error)
 	SaveSubscription(ctx context.Context, sub events.Subscription, also ...string) (events.Subscription, error)
 	Subscriptions(ctx context.Context, company string) ([]events.Subscription, error)
+	DeleteSubscription(ctx context.Context, company, id string) (int, error)
 	Head(ctx context.Context, company string) (store.Head, error)
 }
 
@@ -223,6 +224,23 @@ func (w *Webhooks) decide(ctx context.Context, id string, approve bool, seen tim
 		return nil, err
 	}
 	return toSubscription(sub, w.opts.Now()), nil
+}
+
+// DeleteSubscription deletes one of the caller's company's subscriptions and its waiting
+// deliveries: a maker alone may (it only removes where events go).
+func (w *Webhooks) DeleteSubscription(ctx context.Context, req *eventsv1.DeleteSubscriptionRequest) (*eventsv1.DeleteSubscriptionResponse, error) {
+	p, err := principal.User(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dropped, err := w.st.DeleteSubscription(ctx, p.CompanyID, req.GetSubscriptionId())
+	if errors.Is(err, apperr.ErrNotFound) {
+		return nil, apperr.NotFound("subscriptionId", req.GetSubscriptionId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &eventsv1.DeleteSubscriptionResponse{SubscriptionId: req.GetSubscriptionId(), DeliveriesDropped: int32(dropped)}, nil
 }
 
 // EnableSubscription enables a suspended or switched-off subscription again.

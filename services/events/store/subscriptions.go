@@ -120,20 +120,52 @@ func (d subscriptionDoc) subscription() events.Subscription {
 }
 
 // InsertSubscription stores a new subscription, refusing one over the company's
-// events.MaxSubscriptions.
+// events.MaxSubscriptions (rejected ones aside) or events.MaxKept (all).
 func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription) error {
-	n, err := s.db.Collection(colSubscriptions).CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}})
+	col := s.db.Collection(colSubscriptions)
+	all, err := col.CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}})
 	if err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
 	}
-	if n >= events.MaxSubscriptions {
-		return apperr.Precondition(apperr.CodeConflict, "url", "company %s has %d subscriptions, the most it may have", sub.CompanyID, n)
+	live, err := col.CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}, {Key: "status", Value: bson.D{{Key: "$ne", Value: events.StatusRejected}}}})
+	if err != nil {
+		return fmt.Errorf("events: count subscriptions: %w", err)
+	}
+	if live >= events.MaxSubscriptions {
+		return apperr.Precondition(apperr.CodeConflict, "url", "company %s has %d subscriptions, the most it may have: delete one first", sub.CompanyID, live)
+	}
+	if all >= events.MaxKept {
+		return apperr.Precondition(apperr.CodeConflict, "url", "company %s keeps %d subscriptions, rejected ones included, the most it may: delete rejected ones first", sub.CompanyID, all)
 	}
 	sub.Version = 1
 	if _, err := s.db.Collection(colSubscriptions).InsertOne(ctx, toSubscriptionDoc(sub)); err != nil {
 		return fmt.Errorf("events: insert subscription: %w", err)
 	}
 	return nil
+}
+
+// DeleteSubscription deletes company's subscription id and its waiting deliveries, and
+// returns how many deliveries went. It is switched off first, so the dispatcher makes no
+// new delivery for it while its deliveries go; a call cut short is finished by the next.
+func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int, error) {
+	col := s.db.Collection(colSubscriptions)
+	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: company}}
+	res, err := col.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: false}}}})
+	if err != nil {
+		return 0, fmt.Errorf("events: switch off subscription %s: %w", id, err)
+	}
+	if res.MatchedCount == 0 {
+		return 0, apperr.ErrNotFound
+	}
+	gone, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "subscriptionId", Value: id},
+		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{events.DeliveryPending, events.DeliveryFailed}}}}})
+	if err != nil {
+		return 0, fmt.Errorf("events: drop the deliveries of %s: %w", id, err)
+	}
+	if _, err := col.DeleteOne(ctx, filter); err != nil {
+		return int(gone.DeletedCount), fmt.Errorf("events: delete subscription %s: %w", id, err)
+	}
+	return int(gone.DeletedCount), nil
 }
 
 // Subscription returns company's subscription id; another company's is not found.
