@@ -117,7 +117,13 @@ func subscribe(t *testing.T, url string, types ...string) subscriptionAnswer {
 		t.Fatalf("approved subscription is %s, want ACTIVE", approved.Subscription.Status)
 	}
 	t.Cleanup(func() {
-		do(t, newClient(demo.CompanyZDERIBIT, maker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/update", []byte(`{"enabled":false}`))
+		var gone struct {
+			SubscriptionID string `json:"subscriptionId"`
+		}
+		wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, maker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/delete", nil), &gone)
+		if gone.SubscriptionID != sub.Subscription.SubscriptionID {
+			t.Errorf("deleted %q, want %s", gone.SubscriptionID, sub.Subscription.SubscriptionID)
+		}
 	})
 	return sub
 }
