@@ -38,9 +38,23 @@ type Config struct {
 	// WatchPoll and WatchHeartbeat tune WatchEvents streams.
 	WatchPoll      time.Duration `env:"WATCH_POLL, default=250ms"`
 	WatchHeartbeat time.Duration `env:"WATCH_HEARTBEAT, default=10s"`
-	Webhooks       WebhookConfig
+	// WatchSystems are the internal systems that may stream any company's events, comma
+	// separated; companies always stream their own.
+	WatchSystems string `env:"WATCH_SYSTEMS, default=settlement-engine"`
+	Webhooks     WebhookConfig
 	// Now is the clock (tests); nil is the system clock.
 	Now func() time.Time
+}
+
+// Watchers are the internal systems of WatchSystems.
+func (c Config) Watchers() []string {
+	var out []string
+	for w := range strings.SplitSeq(c.WatchSystems, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // WebhookConfig is what the events service and the dispatcher share about webhooks: the
@@ -111,7 +125,7 @@ func Run(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(), func(ctx context.Context, deps *app.Deps) error {
+	return app.Start(ctx, cfg.Common, Name, logger, server.Policy(cfg.Watchers()...), func(ctx context.Context, deps *app.Deps) error {
 		return Register(ctx, deps, cfg)
 	})
 }

@@ -36,7 +36,7 @@ func config() app.Config {
 // TestChain serves the events service as its binary does and checks its policy through the
 // real interceptor chain, method by method.
 func TestChain(t *testing.T) {
-	c := chaintest.Start(t, server.Policy(), app.Register, config())
+	c := chaintest.Start(t, server.Policy("settlement-engine"), app.Register, config())
 	t.Run("policy", func(t *testing.T) { c.CheckPolicy(t) })
 	t.Run("the intake is the services' only", func(t *testing.T) {
 		m := eventsv1.EventLogService_AppendEvents_FullMethodName
@@ -74,7 +74,7 @@ type suite struct {
 func start(t *testing.T) *suite {
 	t.Helper()
 	s := &suite{}
-	s.c = chaintest.Start(t, server.Policy(), func(ctx context.Context, deps *internalapp.Deps, cfg app.Config) error {
+	s.c = chaintest.Start(t, server.Policy("settlement-engine"), func(ctx context.Context, deps *internalapp.Deps, cfg app.Config) error {
 		s.st = store.New(deps.DB, "test", cfg.SequencerLease, nil)
 		return app.Register(ctx, deps, cfg)
 	}, config())
@@ -246,6 +246,14 @@ func TestWatchResumesFromATokenWithHeartbeats(t *testing.T) {
 	}
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("watching another company = %v, want NotFound", err)
+	}
+	// An internal system not named in WATCH_SYSTEMS may not watch at all.
+	relay, err := s.events.WatchEvents(s.c.AsCaller(t, context.Background(), chaintest.System("trading")), &eventsv1.WatchEventsRequest{CompanyId: chaintest.ClientCompany})
+	if err == nil {
+		_, err = relay.Recv()
+	}
+	if status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("trading watching = %v, want PermissionDenied", err)
 	}
 }
 

@@ -16,13 +16,14 @@ var Relays = []string{catalog.Servicedesk, catalog.Trading, catalog.Interchange,
 var EntityOwners = catalog.EntityOwners
 
 // Policy is who may call each of the events service's methods (authz): the search any caller
-// of a company, the stream a company's callers and the internal systems, the intake the
-// services' relays only; subscriptions are changed by makers, and their creation, URL and
-// secret changes decided by checkers (four eyes: the handler refuses a change's own maker).
-// The handlers scope what a caller reads or changes to its company.
-func Policy() authz.Policy {
+// of a company, the stream a company's callers and the internal systems named in watchers
+// (WATCH_SYSTEMS), the intake the services' relays only; subscriptions are changed by makers,
+// and their creation, URL and secret changes decided by checkers (four eyes: the handler
+// refuses a change's own maker). The handlers scope what a caller reads or changes to its
+// company.
+func Policy(watchers ...string) authz.Policy {
 	watch := authz.Anyone
-	watch.Systems = []string{"*"}
+	watch.Systems = watchers
 	maker := authz.Rule{Roles: []string{principal.RoleMaker}}
 	checker := authz.Rule{Roles: []string{principal.RoleChecker}}
 	return authz.Policy{
