@@ -72,10 +72,19 @@ type Subscription struct {
 	// FailingSince is when the current run of nothing but failures began (zero: none).
 	FailingSince time.Time
 	// EventSeq is the subscription's own event sequence (webhook_subscription.* events).
-	EventSeq             int64
+	EventSeq int64
+	// Missed, if set, is the last run of log positions the subscription never received:
+	// retention deleted them while it was switched off or suspended.
+	Missed               *Missed
 	CreatedBy, UpdatedBy string
 	CreatedAt, UpdatedAt time.Time
 	Version              int64
+}
+
+// Missed is a run of log positions, From to To, skipped at At.
+type Missed struct {
+	From, To int64
+	At       time.Time
 }
 
 // SealedSecret is one v1 secret, sealed, with the end of its overlap (zero: no end).

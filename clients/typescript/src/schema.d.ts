@@ -1581,6 +1581,28 @@ export interface components {
             sequence?: number | string;
         };
         /**
+         * MissedEvents
+         * @description Log positions a subscription never received.
+         */
+        MissedEvents: {
+            /**
+             * from_sequence
+             * Format: int64
+             * @description First and last position (the events' `sequence`).
+             */
+            fromSequence?: number | string;
+            /**
+             * to_sequence
+             * Format: int64
+             */
+            toSequence?: number | string;
+            /**
+             * at
+             * @description ISO 8601 UTC time the dispatcher found them gone.
+             */
+            at?: string;
+        };
+        /**
          * PendingChange
          * @description A change waiting for a checker.
          */
@@ -1862,6 +1884,12 @@ export interface components {
              * @description ISO 8601 UTC time of the last change.
              */
             updatedAt?: string;
+            /**
+             * missed
+             * @description The last run of log positions this subscription never received: retention deleted them
+             *      while it was switched off or suspended (the events search cannot return them either).
+             */
+            missed?: components["schemas"]["MissedEvents"];
         };
         /**
          * UpdateSubscriptionResponse

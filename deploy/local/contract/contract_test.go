@@ -48,6 +48,10 @@ var env struct {
 // they are signed for ZBYBIT.
 var venueOperations = map[string]bool{"createSettlementInstruction": true, "confirmOrRejectWithdrawal": true}
 
+// checkerOperations are signed by a CHECKER: a maker is refused (403) before the body is
+// read.
+var checkerOperations = map[string]bool{"approveWebhookSubscriptionChange": true, "rejectWebhookSubscriptionChange": true}
+
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
@@ -142,8 +146,9 @@ type exchange struct {
 	body   []byte
 }
 
-// caller signs for ZTEST (ZBYBIT for the venueOperations): as its maker where the operation
-// requires submitter-id, else with the company key alone.
+// caller signs for ZTEST (ZBYBIT for the venueOperations): as its maker (checker for the
+// checkerOperations) where the operation requires submitter-id, else with the company key
+// alone.
 func caller(path, method string) *signing.Client {
 	c := &signing.Client{BaseURL: env.baseURL, Company: demo.CompanyZTEST, Key: env.key, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	doc := env.doc
@@ -156,6 +161,9 @@ func caller(path, method string) *signing.Client {
 			for _, p := range op.Parameters {
 				if p.Ref == "#/components/parameters/SubmitterId" {
 					c.Submitter = demo.UserEmail(user, "maker")
+					if checkerOperations[op.OperationID] {
+						c.Submitter = demo.UserEmail(user, "checker")
+					}
 				}
 			}
 		}

@@ -111,7 +111,10 @@ type Subscription struct {
 	// Who changed it last.
 	UpdatedBy string `protobuf:"bytes,13,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
 	// ISO 8601 UTC time of the last change.
-	UpdatedAt     string `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	UpdatedAt string `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The last run of log positions this subscription never received: retention deleted them
+	// while it was switched off or suspended (the events search cannot return them either).
+	Missed        *MissedEvents `protobuf:"bytes,15,opt,name=missed,proto3" json:"missed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -244,6 +247,76 @@ func (x *Subscription) GetUpdatedAt() string {
 	return ""
 }
 
+func (x *Subscription) GetMissed() *MissedEvents {
+	if x != nil {
+		return x.Missed
+	}
+	return nil
+}
+
+// Log positions a subscription never received.
+type MissedEvents struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// First and last position (the events' `sequence`).
+	FromSequence int64 `protobuf:"varint,1,opt,name=from_sequence,json=fromSequence,proto3" json:"from_sequence,omitempty"`
+	ToSequence   int64 `protobuf:"varint,2,opt,name=to_sequence,json=toSequence,proto3" json:"to_sequence,omitempty"`
+	// ISO 8601 UTC time the dispatcher found them gone.
+	At            string `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MissedEvents) Reset() {
+	*x = MissedEvents{}
+	mi := &file_events_v1_webhooks_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MissedEvents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MissedEvents) ProtoMessage() {}
+
+func (x *MissedEvents) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_webhooks_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MissedEvents.ProtoReflect.Descriptor instead.
+func (*MissedEvents) Descriptor() ([]byte, []int) {
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MissedEvents) GetFromSequence() int64 {
+	if x != nil {
+		return x.FromSequence
+	}
+	return 0
+}
+
+func (x *MissedEvents) GetToSequence() int64 {
+	if x != nil {
+		return x.ToSequence
+	}
+	return 0
+}
+
+func (x *MissedEvents) GetAt() string {
+	if x != nil {
+		return x.At
+	}
+	return ""
+}
+
 // A change waiting for a checker.
 type PendingChange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -263,7 +336,7 @@ type PendingChange struct {
 
 func (x *PendingChange) Reset() {
 	*x = PendingChange{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[2]
+	mi := &file_events_v1_webhooks_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -275,7 +348,7 @@ func (x *PendingChange) String() string {
 func (*PendingChange) ProtoMessage() {}
 
 func (x *PendingChange) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[2]
+	mi := &file_events_v1_webhooks_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -288,7 +361,7 @@ func (x *PendingChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingChange.ProtoReflect.Descriptor instead.
 func (*PendingChange) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{2}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PendingChange) GetKind() string {
@@ -339,7 +412,7 @@ type CreateSubscriptionResponse struct {
 
 func (x *CreateSubscriptionResponse) Reset() {
 	*x = CreateSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[3]
+	mi := &file_events_v1_webhooks_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -351,7 +424,7 @@ func (x *CreateSubscriptionResponse) String() string {
 func (*CreateSubscriptionResponse) ProtoMessage() {}
 
 func (x *CreateSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[3]
+	mi := &file_events_v1_webhooks_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -364,7 +437,7 @@ func (x *CreateSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{3}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CreateSubscriptionResponse) GetSubscription() *Subscription {
@@ -394,7 +467,7 @@ type RotateSubscriptionSecretResponse struct {
 
 func (x *RotateSubscriptionSecretResponse) Reset() {
 	*x = RotateSubscriptionSecretResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[4]
+	mi := &file_events_v1_webhooks_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +479,7 @@ func (x *RotateSubscriptionSecretResponse) String() string {
 func (*RotateSubscriptionSecretResponse) ProtoMessage() {}
 
 func (x *RotateSubscriptionSecretResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[4]
+	mi := &file_events_v1_webhooks_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +492,7 @@ func (x *RotateSubscriptionSecretResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSubscriptionSecretResponse.ProtoReflect.Descriptor instead.
 func (*RotateSubscriptionSecretResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{4}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RotateSubscriptionSecretResponse) GetSubscription() *Subscription {
@@ -445,7 +518,7 @@ type SearchSubscriptionsRequest struct {
 
 func (x *SearchSubscriptionsRequest) Reset() {
 	*x = SearchSubscriptionsRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[5]
+	mi := &file_events_v1_webhooks_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +530,7 @@ func (x *SearchSubscriptionsRequest) String() string {
 func (*SearchSubscriptionsRequest) ProtoMessage() {}
 
 func (x *SearchSubscriptionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[5]
+	mi := &file_events_v1_webhooks_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +543,7 @@ func (x *SearchSubscriptionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchSubscriptionsRequest.ProtoReflect.Descriptor instead.
 func (*SearchSubscriptionsRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{5}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{6}
 }
 
 // The company's subscriptions.
@@ -484,7 +557,7 @@ type SearchSubscriptionsResponse struct {
 
 func (x *SearchSubscriptionsResponse) Reset() {
 	*x = SearchSubscriptionsResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[6]
+	mi := &file_events_v1_webhooks_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -496,7 +569,7 @@ func (x *SearchSubscriptionsResponse) String() string {
 func (*SearchSubscriptionsResponse) ProtoMessage() {}
 
 func (x *SearchSubscriptionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[6]
+	mi := &file_events_v1_webhooks_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -509,7 +582,7 @@ func (x *SearchSubscriptionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchSubscriptionsResponse.ProtoReflect.Descriptor instead.
 func (*SearchSubscriptionsResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{6}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SearchSubscriptionsResponse) GetItems() []*Subscription {
@@ -530,7 +603,7 @@ type RotateSubscriptionSecretRequest struct {
 
 func (x *RotateSubscriptionSecretRequest) Reset() {
 	*x = RotateSubscriptionSecretRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[7]
+	mi := &file_events_v1_webhooks_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -542,7 +615,7 @@ func (x *RotateSubscriptionSecretRequest) String() string {
 func (*RotateSubscriptionSecretRequest) ProtoMessage() {}
 
 func (x *RotateSubscriptionSecretRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[7]
+	mi := &file_events_v1_webhooks_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -555,7 +628,7 @@ func (x *RotateSubscriptionSecretRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSubscriptionSecretRequest.ProtoReflect.Descriptor instead.
 func (*RotateSubscriptionSecretRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{7}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RotateSubscriptionSecretRequest) GetSubscriptionId() string {
@@ -580,7 +653,7 @@ type ApproveSubscriptionChangeRequest struct {
 
 func (x *ApproveSubscriptionChangeRequest) Reset() {
 	*x = ApproveSubscriptionChangeRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[8]
+	mi := &file_events_v1_webhooks_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -592,7 +665,7 @@ func (x *ApproveSubscriptionChangeRequest) String() string {
 func (*ApproveSubscriptionChangeRequest) ProtoMessage() {}
 
 func (x *ApproveSubscriptionChangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[8]
+	mi := &file_events_v1_webhooks_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -605,7 +678,7 @@ func (x *ApproveSubscriptionChangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveSubscriptionChangeRequest.ProtoReflect.Descriptor instead.
 func (*ApproveSubscriptionChangeRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{8}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ApproveSubscriptionChangeRequest) GetSubscriptionId() string {
@@ -633,7 +706,7 @@ type RejectSubscriptionChangeRequest struct {
 
 func (x *RejectSubscriptionChangeRequest) Reset() {
 	*x = RejectSubscriptionChangeRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[9]
+	mi := &file_events_v1_webhooks_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -645,7 +718,7 @@ func (x *RejectSubscriptionChangeRequest) String() string {
 func (*RejectSubscriptionChangeRequest) ProtoMessage() {}
 
 func (x *RejectSubscriptionChangeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[9]
+	mi := &file_events_v1_webhooks_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -658,7 +731,7 @@ func (x *RejectSubscriptionChangeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectSubscriptionChangeRequest.ProtoReflect.Descriptor instead.
 func (*RejectSubscriptionChangeRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{9}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RejectSubscriptionChangeRequest) GetSubscriptionId() string {
@@ -679,7 +752,7 @@ type EnableSubscriptionRequest struct {
 
 func (x *EnableSubscriptionRequest) Reset() {
 	*x = EnableSubscriptionRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[10]
+	mi := &file_events_v1_webhooks_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +764,7 @@ func (x *EnableSubscriptionRequest) String() string {
 func (*EnableSubscriptionRequest) ProtoMessage() {}
 
 func (x *EnableSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[10]
+	mi := &file_events_v1_webhooks_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +777,7 @@ func (x *EnableSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*EnableSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{10}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *EnableSubscriptionRequest) GetSubscriptionId() string {
@@ -725,7 +798,7 @@ type DeleteSubscriptionRequest struct {
 
 func (x *DeleteSubscriptionRequest) Reset() {
 	*x = DeleteSubscriptionRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	mi := &file_events_v1_webhooks_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +810,7 @@ func (x *DeleteSubscriptionRequest) String() string {
 func (*DeleteSubscriptionRequest) ProtoMessage() {}
 
 func (x *DeleteSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[11]
+	mi := &file_events_v1_webhooks_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +823,7 @@ func (x *DeleteSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{11}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeleteSubscriptionRequest) GetSubscriptionId() string {
@@ -773,7 +846,7 @@ type DeleteSubscriptionResponse struct {
 
 func (x *DeleteSubscriptionResponse) Reset() {
 	*x = DeleteSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	mi := &file_events_v1_webhooks_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +858,7 @@ func (x *DeleteSubscriptionResponse) String() string {
 func (*DeleteSubscriptionResponse) ProtoMessage() {}
 
 func (x *DeleteSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[12]
+	mi := &file_events_v1_webhooks_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,7 +871,7 @@ func (x *DeleteSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{12}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DeleteSubscriptionResponse) GetSubscriptionId() string {
@@ -826,7 +899,7 @@ type UpdateSubscriptionResponse struct {
 
 func (x *UpdateSubscriptionResponse) Reset() {
 	*x = UpdateSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[13]
+	mi := &file_events_v1_webhooks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +911,7 @@ func (x *UpdateSubscriptionResponse) String() string {
 func (*UpdateSubscriptionResponse) ProtoMessage() {}
 
 func (x *UpdateSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[13]
+	mi := &file_events_v1_webhooks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +924,7 @@ func (x *UpdateSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{13}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateSubscriptionResponse) GetSubscription() *Subscription {
@@ -872,7 +945,7 @@ type ApproveSubscriptionChangeResponse struct {
 
 func (x *ApproveSubscriptionChangeResponse) Reset() {
 	*x = ApproveSubscriptionChangeResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[14]
+	mi := &file_events_v1_webhooks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +957,7 @@ func (x *ApproveSubscriptionChangeResponse) String() string {
 func (*ApproveSubscriptionChangeResponse) ProtoMessage() {}
 
 func (x *ApproveSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[14]
+	mi := &file_events_v1_webhooks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +970,7 @@ func (x *ApproveSubscriptionChangeResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ApproveSubscriptionChangeResponse.ProtoReflect.Descriptor instead.
 func (*ApproveSubscriptionChangeResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{14}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ApproveSubscriptionChangeResponse) GetSubscription() *Subscription {
@@ -918,7 +991,7 @@ type RejectSubscriptionChangeResponse struct {
 
 func (x *RejectSubscriptionChangeResponse) Reset() {
 	*x = RejectSubscriptionChangeResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[15]
+	mi := &file_events_v1_webhooks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +1003,7 @@ func (x *RejectSubscriptionChangeResponse) String() string {
 func (*RejectSubscriptionChangeResponse) ProtoMessage() {}
 
 func (x *RejectSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[15]
+	mi := &file_events_v1_webhooks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +1016,7 @@ func (x *RejectSubscriptionChangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectSubscriptionChangeResponse.ProtoReflect.Descriptor instead.
 func (*RejectSubscriptionChangeResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RejectSubscriptionChangeResponse) GetSubscription() *Subscription {
@@ -964,7 +1037,7 @@ type EnableSubscriptionResponse struct {
 
 func (x *EnableSubscriptionResponse) Reset() {
 	*x = EnableSubscriptionResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[16]
+	mi := &file_events_v1_webhooks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1049,7 @@ func (x *EnableSubscriptionResponse) String() string {
 func (*EnableSubscriptionResponse) ProtoMessage() {}
 
 func (x *EnableSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[16]
+	mi := &file_events_v1_webhooks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1062,7 @@ func (x *EnableSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*EnableSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{16}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EnableSubscriptionResponse) GetSubscription() *Subscription {
@@ -1018,7 +1091,7 @@ type UpdateSubscriptionRequest struct {
 
 func (x *UpdateSubscriptionRequest) Reset() {
 	*x = UpdateSubscriptionRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[17]
+	mi := &file_events_v1_webhooks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1103,7 @@ func (x *UpdateSubscriptionRequest) String() string {
 func (*UpdateSubscriptionRequest) ProtoMessage() {}
 
 func (x *UpdateSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[17]
+	mi := &file_events_v1_webhooks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1116,7 @@ func (x *UpdateSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{17}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateSubscriptionRequest) GetSubscriptionId() string {
@@ -1100,7 +1173,7 @@ type ResendEventsRequest struct {
 
 func (x *ResendEventsRequest) Reset() {
 	*x = ResendEventsRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[18]
+	mi := &file_events_v1_webhooks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1185,7 @@ func (x *ResendEventsRequest) String() string {
 func (*ResendEventsRequest) ProtoMessage() {}
 
 func (x *ResendEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[18]
+	mi := &file_events_v1_webhooks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1198,7 @@ func (x *ResendEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendEventsRequest.ProtoReflect.Descriptor instead.
 func (*ResendEventsRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{18}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ResendEventsRequest) GetSubscriptionId() string {
@@ -1177,7 +1250,7 @@ type ResendEventsResponse struct {
 
 func (x *ResendEventsResponse) Reset() {
 	*x = ResendEventsResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[19]
+	mi := &file_events_v1_webhooks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1189,7 +1262,7 @@ func (x *ResendEventsResponse) String() string {
 func (*ResendEventsResponse) ProtoMessage() {}
 
 func (x *ResendEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[19]
+	mi := &file_events_v1_webhooks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1202,7 +1275,7 @@ func (x *ResendEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendEventsResponse.ProtoReflect.Descriptor instead.
 func (*ResendEventsResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{19}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ResendEventsResponse) GetScheduled() int32 {
@@ -1242,7 +1315,7 @@ type SearchDeliveryAttemptsRequest struct {
 
 func (x *SearchDeliveryAttemptsRequest) Reset() {
 	*x = SearchDeliveryAttemptsRequest{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[20]
+	mi := &file_events_v1_webhooks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1327,7 @@ func (x *SearchDeliveryAttemptsRequest) String() string {
 func (*SearchDeliveryAttemptsRequest) ProtoMessage() {}
 
 func (x *SearchDeliveryAttemptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[20]
+	mi := &file_events_v1_webhooks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1340,7 @@ func (x *SearchDeliveryAttemptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchDeliveryAttemptsRequest.ProtoReflect.Descriptor instead.
 func (*SearchDeliveryAttemptsRequest) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{20}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SearchDeliveryAttemptsRequest) GetSubscriptionId() string {
@@ -1332,7 +1405,7 @@ type SearchDeliveryAttemptsResponse struct {
 
 func (x *SearchDeliveryAttemptsResponse) Reset() {
 	*x = SearchDeliveryAttemptsResponse{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[21]
+	mi := &file_events_v1_webhooks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1417,7 @@ func (x *SearchDeliveryAttemptsResponse) String() string {
 func (*SearchDeliveryAttemptsResponse) ProtoMessage() {}
 
 func (x *SearchDeliveryAttemptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[21]
+	mi := &file_events_v1_webhooks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1430,7 @@ func (x *SearchDeliveryAttemptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchDeliveryAttemptsResponse.ProtoReflect.Descriptor instead.
 func (*SearchDeliveryAttemptsResponse) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{21}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SearchDeliveryAttemptsResponse) GetItems() []*DeliveryAttempt {
@@ -1405,7 +1478,7 @@ type DeliveryAttempt struct {
 
 func (x *DeliveryAttempt) Reset() {
 	*x = DeliveryAttempt{}
-	mi := &file_events_v1_webhooks_proto_msgTypes[22]
+	mi := &file_events_v1_webhooks_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1490,7 @@ func (x *DeliveryAttempt) String() string {
 func (*DeliveryAttempt) ProtoMessage() {}
 
 func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_webhooks_proto_msgTypes[22]
+	mi := &file_events_v1_webhooks_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1503,7 @@ func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliveryAttempt.ProtoReflect.Descriptor instead.
 func (*DeliveryAttempt) Descriptor() ([]byte, []int) {
-	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{22}
+	return file_events_v1_webhooks_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeliveryAttempt) GetAttemptId() string {
@@ -1517,7 +1590,7 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\x18events/v1/webhooks.proto\x12\tevents.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\xa2\x01\n" +
 	"\x19CreateSubscriptionRequest\x12A\n" +
 	"\x03url\x18\x01 \x01(\tB/\xbaH,\xc8\x01\x01r'\x18\x80\x10\x92\x02!https://hooks.example.com/custodyR\x03url\x12B\n" +
-	"\x05types\x18\x02 \x03(\tB,\xbaH)\x92\x01&\x102\"\"r \x18\x80\x012\x1b^[a-z0-9_]+(\\.[a-z0-9_]+)+$R\x05types\"\xe2\x03\n" +
+	"\x05types\x18\x02 \x03(\tB,\xbaH)\x92\x01&\x102\"\"r \x18\x80\x012\x1b^[a-z0-9_]+(\\.[a-z0-9_]+)+$R\x05types\"\x93\x04\n" +
 	"\fSubscription\x12'\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tR\x0esubscriptionId\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x14\n" +
@@ -1538,7 +1611,13 @@ const file_events_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"updated_by\x18\r \x01(\tR\tupdatedBy\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x0e \x01(\tR\tupdatedAt\"\x8d\x01\n" +
+	"updated_at\x18\x0e \x01(\tR\tupdatedAt\x12/\n" +
+	"\x06missed\x18\x0f \x01(\v2\x17.events.v1.MissedEventsR\x06missed\"d\n" +
+	"\fMissedEvents\x12#\n" +
+	"\rfrom_sequence\x18\x01 \x01(\x03R\ffromSequence\x12\x1f\n" +
+	"\vto_sequence\x18\x02 \x01(\x03R\n" +
+	"toSequence\x12\x0e\n" +
+	"\x02at\x18\x03 \x01(\tR\x02at\"\x8d\x01\n" +
 	"\rPendingChange\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1f\n" +
@@ -1712,67 +1791,69 @@ func file_events_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_events_v1_webhooks_proto_rawDescData
 }
 
-var file_events_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_events_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_events_v1_webhooks_proto_goTypes = []any{
 	(*CreateSubscriptionRequest)(nil),         // 0: events.v1.CreateSubscriptionRequest
 	(*Subscription)(nil),                      // 1: events.v1.Subscription
-	(*PendingChange)(nil),                     // 2: events.v1.PendingChange
-	(*CreateSubscriptionResponse)(nil),        // 3: events.v1.CreateSubscriptionResponse
-	(*RotateSubscriptionSecretResponse)(nil),  // 4: events.v1.RotateSubscriptionSecretResponse
-	(*SearchSubscriptionsRequest)(nil),        // 5: events.v1.SearchSubscriptionsRequest
-	(*SearchSubscriptionsResponse)(nil),       // 6: events.v1.SearchSubscriptionsResponse
-	(*RotateSubscriptionSecretRequest)(nil),   // 7: events.v1.RotateSubscriptionSecretRequest
-	(*ApproveSubscriptionChangeRequest)(nil),  // 8: events.v1.ApproveSubscriptionChangeRequest
-	(*RejectSubscriptionChangeRequest)(nil),   // 9: events.v1.RejectSubscriptionChangeRequest
-	(*EnableSubscriptionRequest)(nil),         // 10: events.v1.EnableSubscriptionRequest
-	(*DeleteSubscriptionRequest)(nil),         // 11: events.v1.DeleteSubscriptionRequest
-	(*DeleteSubscriptionResponse)(nil),        // 12: events.v1.DeleteSubscriptionResponse
-	(*UpdateSubscriptionResponse)(nil),        // 13: events.v1.UpdateSubscriptionResponse
-	(*ApproveSubscriptionChangeResponse)(nil), // 14: events.v1.ApproveSubscriptionChangeResponse
-	(*RejectSubscriptionChangeResponse)(nil),  // 15: events.v1.RejectSubscriptionChangeResponse
-	(*EnableSubscriptionResponse)(nil),        // 16: events.v1.EnableSubscriptionResponse
-	(*UpdateSubscriptionRequest)(nil),         // 17: events.v1.UpdateSubscriptionRequest
-	(*ResendEventsRequest)(nil),               // 18: events.v1.ResendEventsRequest
-	(*ResendEventsResponse)(nil),              // 19: events.v1.ResendEventsResponse
-	(*SearchDeliveryAttemptsRequest)(nil),     // 20: events.v1.SearchDeliveryAttemptsRequest
-	(*SearchDeliveryAttemptsResponse)(nil),    // 21: events.v1.SearchDeliveryAttemptsResponse
-	(*DeliveryAttempt)(nil),                   // 22: events.v1.DeliveryAttempt
+	(*MissedEvents)(nil),                      // 2: events.v1.MissedEvents
+	(*PendingChange)(nil),                     // 3: events.v1.PendingChange
+	(*CreateSubscriptionResponse)(nil),        // 4: events.v1.CreateSubscriptionResponse
+	(*RotateSubscriptionSecretResponse)(nil),  // 5: events.v1.RotateSubscriptionSecretResponse
+	(*SearchSubscriptionsRequest)(nil),        // 6: events.v1.SearchSubscriptionsRequest
+	(*SearchSubscriptionsResponse)(nil),       // 7: events.v1.SearchSubscriptionsResponse
+	(*RotateSubscriptionSecretRequest)(nil),   // 8: events.v1.RotateSubscriptionSecretRequest
+	(*ApproveSubscriptionChangeRequest)(nil),  // 9: events.v1.ApproveSubscriptionChangeRequest
+	(*RejectSubscriptionChangeRequest)(nil),   // 10: events.v1.RejectSubscriptionChangeRequest
+	(*EnableSubscriptionRequest)(nil),         // 11: events.v1.EnableSubscriptionRequest
+	(*DeleteSubscriptionRequest)(nil),         // 12: events.v1.DeleteSubscriptionRequest
+	(*DeleteSubscriptionResponse)(nil),        // 13: events.v1.DeleteSubscriptionResponse
+	(*UpdateSubscriptionResponse)(nil),        // 14: events.v1.UpdateSubscriptionResponse
+	(*ApproveSubscriptionChangeResponse)(nil), // 15: events.v1.ApproveSubscriptionChangeResponse
+	(*RejectSubscriptionChangeResponse)(nil),  // 16: events.v1.RejectSubscriptionChangeResponse
+	(*EnableSubscriptionResponse)(nil),        // 17: events.v1.EnableSubscriptionResponse
+	(*UpdateSubscriptionRequest)(nil),         // 18: events.v1.UpdateSubscriptionRequest
+	(*ResendEventsRequest)(nil),               // 19: events.v1.ResendEventsRequest
+	(*ResendEventsResponse)(nil),              // 20: events.v1.ResendEventsResponse
+	(*SearchDeliveryAttemptsRequest)(nil),     // 21: events.v1.SearchDeliveryAttemptsRequest
+	(*SearchDeliveryAttemptsResponse)(nil),    // 22: events.v1.SearchDeliveryAttemptsResponse
+	(*DeliveryAttempt)(nil),                   // 23: events.v1.DeliveryAttempt
 }
 var file_events_v1_webhooks_proto_depIdxs = []int32{
-	2,  // 0: events.v1.Subscription.pending:type_name -> events.v1.PendingChange
-	1,  // 1: events.v1.CreateSubscriptionResponse.subscription:type_name -> events.v1.Subscription
-	1,  // 2: events.v1.RotateSubscriptionSecretResponse.subscription:type_name -> events.v1.Subscription
-	1,  // 3: events.v1.SearchSubscriptionsResponse.items:type_name -> events.v1.Subscription
-	1,  // 4: events.v1.UpdateSubscriptionResponse.subscription:type_name -> events.v1.Subscription
-	1,  // 5: events.v1.ApproveSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
-	1,  // 6: events.v1.RejectSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
-	1,  // 7: events.v1.EnableSubscriptionResponse.subscription:type_name -> events.v1.Subscription
-	22, // 8: events.v1.SearchDeliveryAttemptsResponse.items:type_name -> events.v1.DeliveryAttempt
-	0,  // 9: events.v1.WebhookService.CreateSubscription:input_type -> events.v1.CreateSubscriptionRequest
-	5,  // 10: events.v1.WebhookService.SearchSubscriptions:input_type -> events.v1.SearchSubscriptionsRequest
-	17, // 11: events.v1.WebhookService.UpdateSubscription:input_type -> events.v1.UpdateSubscriptionRequest
-	7,  // 12: events.v1.WebhookService.RotateSubscriptionSecret:input_type -> events.v1.RotateSubscriptionSecretRequest
-	8,  // 13: events.v1.WebhookService.ApproveSubscriptionChange:input_type -> events.v1.ApproveSubscriptionChangeRequest
-	9,  // 14: events.v1.WebhookService.RejectSubscriptionChange:input_type -> events.v1.RejectSubscriptionChangeRequest
-	11, // 15: events.v1.WebhookService.DeleteSubscription:input_type -> events.v1.DeleteSubscriptionRequest
-	10, // 16: events.v1.WebhookService.EnableSubscription:input_type -> events.v1.EnableSubscriptionRequest
-	18, // 17: events.v1.WebhookService.ResendEvents:input_type -> events.v1.ResendEventsRequest
-	20, // 18: events.v1.WebhookService.SearchDeliveryAttempts:input_type -> events.v1.SearchDeliveryAttemptsRequest
-	3,  // 19: events.v1.WebhookService.CreateSubscription:output_type -> events.v1.CreateSubscriptionResponse
-	6,  // 20: events.v1.WebhookService.SearchSubscriptions:output_type -> events.v1.SearchSubscriptionsResponse
-	13, // 21: events.v1.WebhookService.UpdateSubscription:output_type -> events.v1.UpdateSubscriptionResponse
-	4,  // 22: events.v1.WebhookService.RotateSubscriptionSecret:output_type -> events.v1.RotateSubscriptionSecretResponse
-	14, // 23: events.v1.WebhookService.ApproveSubscriptionChange:output_type -> events.v1.ApproveSubscriptionChangeResponse
-	15, // 24: events.v1.WebhookService.RejectSubscriptionChange:output_type -> events.v1.RejectSubscriptionChangeResponse
-	12, // 25: events.v1.WebhookService.DeleteSubscription:output_type -> events.v1.DeleteSubscriptionResponse
-	16, // 26: events.v1.WebhookService.EnableSubscription:output_type -> events.v1.EnableSubscriptionResponse
-	19, // 27: events.v1.WebhookService.ResendEvents:output_type -> events.v1.ResendEventsResponse
-	21, // 28: events.v1.WebhookService.SearchDeliveryAttempts:output_type -> events.v1.SearchDeliveryAttemptsResponse
-	19, // [19:29] is the sub-list for method output_type
-	9,  // [9:19] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	3,  // 0: events.v1.Subscription.pending:type_name -> events.v1.PendingChange
+	2,  // 1: events.v1.Subscription.missed:type_name -> events.v1.MissedEvents
+	1,  // 2: events.v1.CreateSubscriptionResponse.subscription:type_name -> events.v1.Subscription
+	1,  // 3: events.v1.RotateSubscriptionSecretResponse.subscription:type_name -> events.v1.Subscription
+	1,  // 4: events.v1.SearchSubscriptionsResponse.items:type_name -> events.v1.Subscription
+	1,  // 5: events.v1.UpdateSubscriptionResponse.subscription:type_name -> events.v1.Subscription
+	1,  // 6: events.v1.ApproveSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
+	1,  // 7: events.v1.RejectSubscriptionChangeResponse.subscription:type_name -> events.v1.Subscription
+	1,  // 8: events.v1.EnableSubscriptionResponse.subscription:type_name -> events.v1.Subscription
+	23, // 9: events.v1.SearchDeliveryAttemptsResponse.items:type_name -> events.v1.DeliveryAttempt
+	0,  // 10: events.v1.WebhookService.CreateSubscription:input_type -> events.v1.CreateSubscriptionRequest
+	6,  // 11: events.v1.WebhookService.SearchSubscriptions:input_type -> events.v1.SearchSubscriptionsRequest
+	18, // 12: events.v1.WebhookService.UpdateSubscription:input_type -> events.v1.UpdateSubscriptionRequest
+	8,  // 13: events.v1.WebhookService.RotateSubscriptionSecret:input_type -> events.v1.RotateSubscriptionSecretRequest
+	9,  // 14: events.v1.WebhookService.ApproveSubscriptionChange:input_type -> events.v1.ApproveSubscriptionChangeRequest
+	10, // 15: events.v1.WebhookService.RejectSubscriptionChange:input_type -> events.v1.RejectSubscriptionChangeRequest
+	12, // 16: events.v1.WebhookService.DeleteSubscription:input_type -> events.v1.DeleteSubscriptionRequest
+	11, // 17: events.v1.WebhookService.EnableSubscription:input_type -> events.v1.EnableSubscriptionRequest
+	19, // 18: events.v1.WebhookService.ResendEvents:input_type -> events.v1.ResendEventsRequest
+	21, // 19: events.v1.WebhookService.SearchDeliveryAttempts:input_type -> events.v1.SearchDeliveryAttemptsRequest
+	4,  // 20: events.v1.WebhookService.CreateSubscription:output_type -> events.v1.CreateSubscriptionResponse
+	7,  // 21: events.v1.WebhookService.SearchSubscriptions:output_type -> events.v1.SearchSubscriptionsResponse
+	14, // 22: events.v1.WebhookService.UpdateSubscription:output_type -> events.v1.UpdateSubscriptionResponse
+	5,  // 23: events.v1.WebhookService.RotateSubscriptionSecret:output_type -> events.v1.RotateSubscriptionSecretResponse
+	15, // 24: events.v1.WebhookService.ApproveSubscriptionChange:output_type -> events.v1.ApproveSubscriptionChangeResponse
+	16, // 25: events.v1.WebhookService.RejectSubscriptionChange:output_type -> events.v1.RejectSubscriptionChangeResponse
+	13, // 26: events.v1.WebhookService.DeleteSubscription:output_type -> events.v1.DeleteSubscriptionResponse
+	17, // 27: events.v1.WebhookService.EnableSubscription:output_type -> events.v1.EnableSubscriptionResponse
+	20, // 28: events.v1.WebhookService.ResendEvents:output_type -> events.v1.ResendEventsResponse
+	22, // 29: events.v1.WebhookService.SearchDeliveryAttempts:output_type -> events.v1.SearchDeliveryAttemptsResponse
+	20, // [20:30] is the sub-list for method output_type
+	10, // [10:20] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_events_v1_webhooks_proto_init() }
@@ -1780,15 +1861,15 @@ func file_events_v1_webhooks_proto_init() {
 	if File_events_v1_webhooks_proto != nil {
 		return
 	}
-	file_events_v1_webhooks_proto_msgTypes[17].OneofWrappers = []any{}
-	file_events_v1_webhooks_proto_msgTypes[20].OneofWrappers = []any{}
+	file_events_v1_webhooks_proto_msgTypes[18].OneofWrappers = []any{}
+	file_events_v1_webhooks_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_webhooks_proto_rawDesc), len(file_events_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -128,6 +128,19 @@ func (d *Dispatcher) fanOut(ctx context.Context, subs []events.Subscription) (in
 			}
 			heads[sub.CompanyID] = head
 		}
+		if sub.Cursor < head.Floor-1 {
+			// Retention deleted positions this subscription never got (it was switched off or
+			// suspended for longer than the log keeps events): say so on the subscription
+			// instead of skipping them silently, and go on from what is kept.
+			moved, err := d.st.SkipPruned(ctx, sub.ID, sub.Cursor, head.Floor, d.now())
+			if err != nil || !moved {
+				errs = append(errs, err)
+				continue
+			}
+			d.opts.Logger.Warn("webhook subscription missed events deleted by retention", "subscription", sub.ID,
+				"from", sub.Cursor+1, "to", head.Floor-1)
+			sub.Cursor = head.Floor - 1
+		}
 		if sub.Cursor >= head.Next-1 {
 			continue
 		}

@@ -729,3 +729,32 @@ func TestACompanysBacklogDoesNotTakeThePass(t *testing.T) {
 		t.Errorf("ZA's deliveries in the first pass: %d, want its share of the batch (10 over 2 subscriptions: 5)", got)
 	}
 }
+
+// TestEventsDeletedBeforeDeliveryAreShownMissed: a subscription that was away longer than
+// the log keeps events (its cursor below the floor) is told which positions it missed, and
+// gets what is kept from there on.
+func TestEventsDeletedBeforeDeliveryAreShownMissed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	rc := newReceiver(t, func(received, int) int { return http.StatusNoContent })
+	s := e.subscribe("ZA", rc.URL)
+	e.publish(event("ZA", "A", 1), event("ZA", "A", 2), event("ZA", "B", 1))
+	if _, err := e.st.Prune(ctx, "ZA", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	kept := event("ZA", "C", 1)
+	e.publish(kept)
+	d := e.dispatcher("one", dispatch.Options{})
+	until(t, 10*time.Second, func() bool { return len(rc.delivered()) == 1 }, d)
+	if got := rc.delivered(); got[0] != kept.ID {
+		t.Errorf("delivered %v, want only the kept event %s", got, kept.ID)
+	}
+	after, err := e.st.Subscription(ctx, "ZA", s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := after.Missed; m == nil || m.From != 1 || m.To != 3 {
+		t.Errorf("missed = %+v, want positions 1 to 3", m)
+	}
+}

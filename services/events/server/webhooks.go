@@ -264,6 +264,9 @@ func toSubscription(s events.Subscription, now time.Time) *eventsv1.Subscription
 	if !s.SuspendedAt.IsZero() {
 		out.SuspendedAt = apitime.Format(s.SuspendedAt)
 	}
+	if m := s.Missed; m != nil {
+		out.Missed = &eventsv1.MissedEvents{FromSequence: m.From, ToSequence: m.To, At: apitime.Format(m.At)}
+	}
 	if c := s.Pending; c != nil {
 		out.Pending = &eventsv1.PendingChange{Kind: c.Kind, Url: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: apitime.Format(c.ProposedAt)}
 	}

@@ -58,7 +58,9 @@ func Indexes() []mongodb.Index {
 		// Reading one entity's events of a company in order.
 		mongodb.Index{Collection: colLog, Name: "company_entity_seq", Keys: mongodb.Keys("companyId", "entity.type", "entity.id", "seq")},
 		// Retention: a company's events logged before a time.
-		mongodb.Index{Collection: colLog, Name: "company_logged", Keys: mongodb.Keys("companyId", "logged")},
+		// (Named anew when seq joined it: an index keeps its name's keys. A "company_logged"
+		// index an earlier release made is no longer used and may be dropped.)
+		mongodb.Index{Collection: colLog, Name: "company_logged_seq", Keys: mongodb.Keys("companyId", "logged", "seq")},
 	)
 	return append(append(indexes, SubscriptionIndexes()...), DeliveryIndexes()...)
 }
@@ -337,7 +339,9 @@ func (s *Store) Prune(ctx context.Context, company string, cutoff time.Time) (in
 		Seq int64 `bson:"seq"`
 	}
 	err := s.log.FindOne(ctx, bson.D{{Key: "companyId", Value: company}, {Key: "logged", Value: bson.D{{Key: "$lt", Value: cutoff}}}},
-		options.FindOne().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "logged", Value: -1}}).SetProjection(bson.D{{Key: "seq", Value: 1}})).Decode(&last)
+		// The events of one sequencer pass share their logged time: the highest position of
+		// the latest time is the last one to go.
+		options.FindOne().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "logged", Value: -1}, {Key: "seq", Value: -1}}).SetProjection(bson.D{{Key: "seq", Value: 1}})).Decode(&last)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return 0, nil
 	}

@@ -59,11 +59,18 @@ type subscriptionDoc struct {
 	Cursor          int64          `bson:"cursor"`
 	FailingSince    *time.Time     `bson:"failingSince,omitempty"`
 	EventSeq        int64          `bson:"eventSeq"`
+	Missed          *missedDoc     `bson:"missed,omitempty"`
 	CreatedBy       string         `bson:"createdBy"`
 	UpdatedBy       string         `bson:"updatedBy"`
 	CreatedAt       time.Time      `bson:"createdAt"`
 	UpdatedAt       time.Time      `bson:"updatedAt"`
 	Version         int64          `bson:"version"`
+}
+
+type missedDoc struct {
+	From int64     `bson:"from"`
+	To   int64     `bson:"to"`
+	At   time.Time `bson:"at"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -89,6 +96,9 @@ func toSubscriptionDoc(s events.Subscription) subscriptionDoc {
 	if d.Types == nil {
 		d.Types = []string{}
 	}
+	if m := s.Missed; m != nil {
+		d.Missed = &missedDoc{From: m.From, To: m.To, At: m.At.UTC()}
+	}
 	for _, sec := range s.Secrets {
 		d.Secrets = append(d.Secrets, secretDoc{Sealed: sec.Sealed, Until: timePtr(sec.Until)})
 	}
@@ -109,6 +119,9 @@ func (d subscriptionDoc) subscription() events.Subscription {
 		CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC(), Version: d.Version}
 	for _, sec := range d.Secrets {
 		s.Secrets = append(s.Secrets, events.SealedSecret{Sealed: sec.Sealed, Until: timeOf(sec.Until)})
+	}
+	if m := d.Missed; m != nil {
+		s.Missed = &events.Missed{From: m.From, To: m.To, At: m.At.UTC()}
 	}
 	if c := d.Pending; c != nil {
 		s.Pending = &events.Change{Kind: c.Kind, URL: c.URL, Types: c.Types, ProposedBy: c.ProposedBy, ProposedAt: c.ProposedAt.UTC()}
@@ -265,6 +278,18 @@ func (s *Store) AdvanceCursor(ctx context.Context, id string, from, to int64) (b
 		bson.D{{Key: "$set", Value: bson.D{{Key: "cursor", Value: to}}}})
 	if err != nil {
 		return false, fmt.Errorf("events: advance cursor of %s: %w", id, err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// SkipPruned moves subscription id's cursor from from past the positions retention deleted
+// (up to floor-1) and records them as missed, shown with the subscription; false if the
+// cursor moved meanwhile.
+func (s *Store) SkipPruned(ctx context.Context, id string, from, floor int64, now time.Time) (bool, error) {
+	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "cursor", Value: from}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "cursor", Value: floor - 1}, {Key: "missed", Value: missedDoc{From: from + 1, To: floor - 1, At: now.UTC()}}}}})
+	if err != nil {
+		return false, fmt.Errorf("events: skip the pruned positions of %s: %w", id, err)
 	}
 	return res.MatchedCount == 1, nil
 }
