@@ -80,9 +80,14 @@ func settlementDrafts(ctx context.Context, s settlement.Settlement, previous str
 	audiences := append([]string{s.CompanyID}, slices.DeleteFunc(s.Parties(), func(c string) bool { return c == s.CompanyID })...)
 	drafts := make([]outbox.Draft, 0, len(audiences))
 	for _, company := range audiences {
-		drafts = append(drafts, outbox.Draft{Type: settlementEventType(s.Status), CompanyID: company, EntityType: EntitySettlement,
-			EntityID: SettlementEntityID(s, company), Data: settlementView(s.SeenBy(settlement.Viewer{CompanyID: company}), previous),
-			RequestID: request})
+		d := outbox.Draft{Type: settlementEventType(s.Status), CompanyID: company, EntityType: EntitySettlement,
+			EntityID: SettlementEntityID(s, company), Data: settlementView(s.SeenBy(settlement.Viewer{CompanyID: company}), previous)}
+		// The causing request is another company's call (the venue operator's, or the
+		// engine's on its behalf): only the settlement's owner sees its id.
+		if company == s.CompanyID {
+			d.RequestID = request
+		}
+		drafts = append(drafts, d)
 	}
 	return drafts
 }
