@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/zcustody/suite/platform/apperr"
 	pevents "github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/testdb"
@@ -206,5 +208,42 @@ func TestSuspendStagesTheEvent(t *testing.T) {
 	got, err := st.Subscription(ctx, "ZA", sub.ID)
 	if err != nil || got.Status != events.StatusSuspended || got.SuspendedReason != "gone" || got.EventSeq != 1 {
 		t.Errorf("subscription = %+v, %v", got, err)
+	}
+}
+
+// TestSuspensionNeverOverwritesAnUnsentOne: a suspension whose event is still staged (its
+// append failed, and the subscription was enabled and failed again before the next relay
+// pass) is appended before the new one is staged: the log gets both, versions without a gap.
+func TestSuspensionNeverOverwritesAnUnsentOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newClock()
+	db := testdb.New(t)
+	st := newStore(t, db, "one", time.Minute, c.now)
+	sub := subscribe(t, st, "ZA", c.now())
+	// A suspension (version 1) whose append never happened: as Suspend leaves it when the
+	// events intake fails, the subscription enabled again since.
+	unsent := pevents.Event{ID: "evt_unsent-suspension", Type: events.SuspendedEventType, Timestamp: c.now().UTC().Truncate(time.Millisecond),
+		CompanyID: "ZA", Entity: pevents.Entity{Type: events.SubscriptionEntity, ID: sub.ID, Version: 1},
+		Data: []byte(`{"subscriptionId":"` + sub.ID + `","reason":"gone","suspendedAt":"2026-11-26T09:00:00.000Z"}`), SchemaVersion: pevents.SchemaVersion}
+	raw, err := bson.Marshal(unsent.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("subscriptions").UpdateOne(ctx, bson.D{{Key: "_id", Value: sub.ID}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "eventSeq", Value: 1}, {Key: "staged", Value: bson.D{{Key: "id", Value: unsent.ID},
+			{Key: "at", Value: c.now().UTC()}, {Key: "event", Value: bson.Raw(raw)}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.Suspend(ctx, sub.ID, "no answer", c.now()); err != nil || !ok {
+		t.Fatalf("Suspend = %v, %v", ok, err)
+	}
+	sequence(t, st)
+	var versions []int64
+	for _, l := range all(t, st, "ZA") {
+		versions = append(versions, l.Entity.Version)
+	}
+	if len(versions) != 2 || versions[0] != 1 || versions[1] != 2 {
+		t.Fatalf("suspension events in the log: versions %v, want 1 and 2", versions)
 	}
 }

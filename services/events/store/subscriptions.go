@@ -330,24 +330,39 @@ func (s *Store) Suspend(ctx context.Context, id, reason string, at time.Time) (b
 	at = at.UTC()
 	col := s.db.Collection(colSubscriptions)
 	for range 5 {
-		var d subscriptionDoc
-		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}}).Decode(&d)
+		raw, err := col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}}).Raw()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return false, nil
 		}
+		var d subscriptionDoc
+		var read struct {
+			Staged *stagedDoc `bson:"staged"`
+		}
+		if err == nil {
+			err = errors.Join(bson.Unmarshal(raw, &d), bson.Unmarshal(raw, &read))
+		}
 		if err != nil {
 			return false, fmt.Errorf("events: suspend %s: %w", id, err)
+		}
+		if read.Staged != nil {
+			// An earlier suspension's event is not in the log yet (suspended, enabled again
+			// and suspended anew within a relay pass): append it first, never overwrite it.
+			if err := s.relayStaged(ctx, id, *read.Staged); err != nil {
+				return false, fmt.Errorf("events: suspend %s: %w", id, err)
+			}
+			continue
 		}
 		e, err := suspendedEvent(d.ID, d.CompanyID, d.URL, reason, d.EventSeq+1, at)
 		if err != nil {
 			return false, err
 		}
-		raw, err := bson.Marshal(e.Document())
+		event, err := bson.Marshal(e.Document())
 		if err != nil {
 			return false, fmt.Errorf("events: suspend %s: %w", id, err)
 		}
-		staged := stagedDoc{ID: e.ID, At: at, Event: raw}
-		res, err := col.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}, {Key: "version", Value: d.Version}},
+		staged := stagedDoc{ID: e.ID, At: at, Event: event}
+		res, err := col.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}, {Key: "version", Value: d.Version},
+			{Key: "staged", Value: bson.D{{Key: "$exists", Value: false}}}},
 			bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: events.StatusSuspended}, {Key: "suspendedReason", Value: reason},
 				{Key: "suspendedAt", Value: at}, {Key: "updatedAt", Value: at}, {Key: "updatedBy", Value: "dispatcher"}, {Key: "staged", Value: staged}}},
 				{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}, {Key: "eventSeq", Value: 1}}}})
