@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -245,5 +246,27 @@ func TestSuspensionNeverOverwritesAnUnsentOne(t *testing.T) {
 	}
 	if len(versions) != 2 || versions[0] != 1 || versions[1] != 2 {
 		t.Fatalf("suspension events in the log: versions %v, want 1 and 2", versions)
+	}
+}
+
+// TestDeliveringSubscriptionsAreAllRead: the dispatcher's list of delivering subscriptions
+// leaves none out, however many there are (it is read in pages).
+func TestDeliveringSubscriptionsAreAllRead(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	st := newStore(t, db, "one", time.Minute, newClock().now)
+	const n = 1001
+	docs := make([]any, 0, n+1)
+	for i := range n {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("sub_%05d", i)}, {Key: "companyId", Value: fmt.Sprintf("Z%04d", i/20)},
+			{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: "sub_off"}, {Key: "companyId", Value: "Z0000"}, {Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: false}})
+	if _, err := db.Collection("subscriptions").InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := st.DeliveringSubscriptions(context.Background())
+	if err != nil || len(subs) != n || subs[0].ID != "sub_00000" || subs[n-1].ID != fmt.Sprintf("sub_%05d", n-1) {
+		t.Fatalf("%d delivering subscriptions, %v; want all %d in id order, the switched-off one left out", len(subs), err, n)
 	}
 }

@@ -245,18 +245,35 @@ func (s *Store) SaveSubscription(ctx context.Context, sub events.Subscription, a
 	return sub, nil
 }
 
-// Subscriptions lists company's subscriptions (at most events.MaxSubscriptions), oldest first.
+// Subscriptions lists company's subscriptions (at most events.MaxKept), oldest first.
 func (s *Store) Subscriptions(ctx context.Context, company string) ([]events.Subscription, error) {
 	return s.findSubscriptions(ctx, bson.D{{Key: "companyId", Value: company}})
 }
 
-// DeliveringSubscriptions lists every subscription the dispatcher delivers to.
+// DeliveringSubscriptions lists every subscription the dispatcher delivers to, read in
+// pages of subscriptionPage by id, so none is left out however many there are.
 func (s *Store) DeliveringSubscriptions(ctx context.Context) ([]events.Subscription, error) {
-	return s.findSubscriptions(ctx, bson.D{{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true}})
+	var out []events.Subscription
+	after := ""
+	for {
+		page, err := s.findSubscriptions(ctx, bson.D{{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true},
+			{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < subscriptionPage {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
 }
 
+// subscriptionPage bounds one read of subscriptions (a company has at most events.MaxKept).
+const subscriptionPage = 1000
+
 func (s *Store) findSubscriptions(ctx context.Context, filter bson.D) ([]events.Subscription, error) {
-	cur, err := s.db.Collection(colSubscriptions).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(10000))
+	cur, err := s.db.Collection(colSubscriptions).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(subscriptionPage))
 	if err != nil {
 		return nil, fmt.Errorf("events: list subscriptions: %w", err)
 	}
