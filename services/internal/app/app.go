@@ -174,7 +174,6 @@ func (d *Deps) Close() {
 	})
 }
 
-// every calls f every interval until ctx ends.
 // Poll runs pass, which returns how much work it found, every interval while it finds some.
 // After a pass that finds none the wait doubles, up to idle, so an idle service costs its
 // database one query per idle instead of one per interval (on the embedded database each is
@@ -217,6 +216,7 @@ func poll(ctx context.Context, interval, idle time.Duration, wake func() <-chan 
 	}
 }
 
+// every calls f every interval until ctx ends.
 func every(ctx context.Context, interval time.Duration, f func(context.Context)) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
