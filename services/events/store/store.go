@@ -51,6 +51,8 @@ func Indexes() []mongodb.Index {
 	indexes := append(pevents.LogIndexes(colLog),
 		// The sequencer's pass: the oldest arrivals first.
 		mongodb.Index{Collection: colInbox, Name: "arrived_ord_id", Keys: mongodb.Keys("arrived", "ord", "_id")},
+		// The sequencer's check that an entity's previous version is not still waiting.
+		mongodb.Index{Collection: colInbox, Name: "entity_version", Keys: mongodb.Keys("entity.type", "entity.id", "entity.version")},
 		// One event per position of a company: a second writer's insert is refused.
 		mongodb.Index{Collection: colLog, Name: "company_seq", Keys: mongodb.Keys("companyId", "seq"), Unique: true},
 		// Reading a company's events of some types in order (the search's type filter).
@@ -157,10 +159,30 @@ func (s *Store) sequenceCompany(ctx context.Context, company string, batch []pev
 	placed := 0
 	logged := s.now().UTC()
 	var failure error
+	inBatch := map[pevents.Entity]bool{}
+	for _, e := range batch {
+		inBatch[e.Entity] = true
+	}
+	held := map[pevents.Entity]bool{} // entities (version 0) whose next version waits
 	for _, e := range events.Arrange(batch) {
+		entity := pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID}
+		if held[entity] {
+			continue
+		}
+		wait, err := s.predecessorWaits(ctx, e, inBatch)
+		if err != nil {
+			failure = err
+			break
+		}
+		if wait {
+			// Its previous version arrived later (another replica's clock) and is still in
+			// the inbox beyond this batch: this one waits for it, so the log keeps each
+			// entity in version order.
+			held[entity] = true
+			continue
+		}
 		doc := append(bson.D{{Key: "_id", Value: e.ID}, {Key: "seq", Value: next}, {Key: "logged", Value: logged}}, e.Document()...)
-		_, err := s.log.InsertOne(ctx, doc)
-		if err == nil {
+		if _, err = s.log.InsertOne(ctx, doc); err == nil {
 			next++
 			placed++
 			done = append(done, e.ID)
@@ -193,6 +215,26 @@ func (s *Store) sequenceCompany(ctx context.Context, company string, batch []pev
 		}
 	}
 	return placed, failure
+}
+
+// predecessorWaits reports whether e's previous version is still in the inbox and not in
+// this batch. An outbox relays an entity's versions in order, so the previous version is
+// then in the log already, or in the inbox, or set aside; only in the inbox is it worth
+// waiting for.
+func (s *Store) predecessorWaits(ctx context.Context, e pevents.Event, inBatch map[pevents.Entity]bool) (bool, error) {
+	if e.Entity.Version <= 1 {
+		return false, nil
+	}
+	prev := pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID, Version: e.Entity.Version - 1}
+	if inBatch[prev] {
+		return false, nil
+	}
+	n, err := s.inbox.CountDocuments(ctx, bson.D{{Key: "entity.type", Value: prev.Type}, {Key: "entity.id", Value: prev.ID},
+		{Key: "entity.version", Value: prev.Version}}, options.Count().SetLimit(1))
+	if err != nil {
+		return false, fmt.Errorf("events: look for %s %s version %d in the inbox: %w", prev.Type, prev.ID, prev.Version, err)
+	}
+	return n > 0, nil
 }
 
 // setAside moves an inbox document that can never be placed to the rejected collection,

@@ -325,3 +325,40 @@ func TestAnUnreadableInboxDocumentHoldsNobodyUp(t *testing.T) {
 		t.Fatal("the broken document is not set aside")
 	}
 }
+
+// TestAnEntitysVersionWaitsForItsPredecessor: an entity's version 2 that reached the inbox
+// with an earlier arrival time than its version 1 (two replicas of the events service, their
+// clocks apart) and is sequenced in a pass without it waits in the inbox: the log keeps the
+// entity in version order, and the other events go on meanwhile.
+func TestAnEntitysVersionWaitsForItsPredecessor(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	behind, ahead := newClock(), newClock()
+	ahead.add(time.Minute)
+	slow, fast := newStore(t, db, "one", time.Minute, behind.now), newStore(t, db, "two", time.Minute, ahead.now)
+	v1, v2 := event("ZA", "S-1", 1), event("ZA", "S-1", 2)
+	// v1 reaches the replica whose clock is ahead; then v2 the one behind, with more events
+	// than one pass takes after it.
+	if _, err := fast.Append(context.Background(), []pevents.Event{v1}); err != nil {
+		t.Fatal(err)
+	}
+	batch := []pevents.Event{v2}
+	for i := range store.SequenceBatch {
+		batch = append(batch, event("ZA", fmt.Sprintf("F-%d", i), 1))
+	}
+	if _, err := slow.Append(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	if n := sequence(t, slow); n != store.SequenceBatch-1 {
+		t.Fatalf("the first pass placed %d, want the %d other events of its batch (v2 waits)", n, store.SequenceBatch-1)
+	}
+	for sequence(t, slow) > 0 {
+	}
+	seq := map[string]int64{}
+	for _, l := range all(t, slow, "ZA") {
+		seq[l.ID] = l.Seq
+	}
+	if len(seq) != store.SequenceBatch+2 || seq[v1.ID] == 0 || seq[v2.ID] == 0 || seq[v1.ID] > seq[v2.ID] {
+		t.Fatalf("%d events logged; v1 at %d, v2 at %d: want all, v1 before v2", len(seq), seq[v1.ID], seq[v2.ID])
+	}
+}
