@@ -160,4 +160,5 @@ func TestPostingEventsAreBounded(t *testing.T) {
 	if d.PostingCount != n || len(d.Postings) != journal.MaxEventPostings {
 		t.Errorf("postingCount %d with %d postings; want %d with %d", d.PostingCount, len(d.Postings), n, journal.MaxEventPostings)
 	}
+	f.reconciled()
 }
