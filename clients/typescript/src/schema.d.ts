@@ -719,7 +719,688 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "address.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event address.created
+         * @description Sent for each `address.created` event to every active subscription that takes its type; its `data` is described by AddressEventData.
+         */
+        post: operations["addressCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "journal.entry.posted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event journal.entry.posted
+         * @description Sent for each `journal.entry.posted` event to every active subscription that takes its type; its `data` is described by JournalEntryPostedEventData.
+         */
+        post: operations["journalEntryPostedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "legacy_wallet.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event legacy_wallet.approved
+         * @description Sent for each `legacy_wallet.approved` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
+         */
+        post: operations["legacyWalletApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "legacy_wallet.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event legacy_wallet.created
+         * @description Sent for each `legacy_wallet.created` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
+         */
+        post: operations["legacyWalletCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "legacy_wallet.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event legacy_wallet.deactivated
+         * @description Sent for each `legacy_wallet.deactivated` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
+         */
+        post: operations["legacyWalletDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "legacy_wallet.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event legacy_wallet.rejected
+         * @description Sent for each `legacy_wallet.rejected` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
+         */
+        post: operations["legacyWalletRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "legacy_wallet.renamed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event legacy_wallet.renamed
+         * @description Sent for each `legacy_wallet.renamed` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
+         */
+        post: operations["legacyWalletRenamedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.authorised": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.authorised
+         * @description Sent for each `service_request.authorised` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestAuthorisedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.cancelled
+         * @description Sent for each `service_request.cancelled` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.completed
+         * @description Sent for each `service_request.completed` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.confirmed
+         * @description Sent for each `service_request.confirmed` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestConfirmedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.created
+         * @description Sent for each `service_request.created` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.expired
+         * @description Sent for each `service_request.expired` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.failed
+         * @description Sent for each `service_request.failed` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.rejected
+         * @description Sent for each `service_request.rejected` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.awaiting_funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.awaiting_funds
+         * @description Sent for each `settlement.awaiting_funds` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementAwaitingFundsWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.complete
+         * @description Sent for each `settlement.complete` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementCompleteWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.failed
+         * @description Sent for each `settlement.failed` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.initiated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.initiated
+         * @description Sent for each `settlement.initiated` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementInitiatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.pay_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.pay_in
+         * @description Sent for each `settlement.pay_in` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementPayInWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.pay_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.pay_out
+         * @description Sent for each `settlement.pay_out` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementPayOutWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.received
+         * @description Sent for each `settlement.received` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementReceivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event settlement.rejected
+         * @description Sent for each `settlement.rejected` event to every active subscription that takes its type; its `data` is described by SettlementEventData.
+         */
+        post: operations["settlementRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trustline.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event trustline.activated
+         * @description Sent for each `trustline.activated` event to every active subscription that takes its type; its `data` is described by TrustlineEventData.
+         */
+        post: operations["trustlineActivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vasp.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event vasp.activated
+         * @description Sent for each `vasp.activated` event to every active subscription that takes its type; its `data` is described by VaspActivationEventData.
+         */
+        post: operations["vaspActivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vasp.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event vasp.deactivated
+         * @description Sent for each `vasp.deactivated` event to every active subscription that takes its type; its `data` is described by VaspActivationEventData.
+         */
+        post: operations["vaspDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event wallet.created
+         * @description Sent for each `wallet.created` event to every active subscription that takes its type; its `data` is described by WalletEventData.
+         */
+        post: operations["walletCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event wallet.deactivated
+         * @description Sent for each `wallet.deactivated` event to every active subscription that takes its type; its `data` is described by WalletEventData.
+         */
+        post: operations["walletDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_subscription.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook_subscription.suspended
+         * @description Sent for each `webhook_subscription.suspended` event to every active subscription that takes its type; its `data` is described by SubscriptionSuspendedEventData.
+         */
+        post: operations["webhookSubscriptionSuspendedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "whitelisted_address.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event whitelisted_address.created
+         * @description Sent for each `whitelisted_address.created` event to every active subscription that takes its type; its `data` is described by WhitelistedAddressEventData.
+         */
+        post: operations["whitelistedAddressCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "whitelisted_address.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event whitelisted_address.deactivated
+         * @description Sent for each `whitelisted_address.deactivated` event to every active subscription that takes its type; its `data` is described by WhitelistedAddressEventData.
+         */
+        post: operations["whitelistedAddressDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event withdrawal.accepted
+         * @description Sent for each `withdrawal.accepted` event to every active subscription that takes its type; its `data` is described by WithdrawalEventData.
+         */
+        post: operations["withdrawalAcceptedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event withdrawal.declined
+         * @description Sent for each `withdrawal.declined` event to every active subscription that takes its type; its `data` is described by WithdrawalEventData.
+         */
+        post: operations["withdrawalDeclinedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdrawal.pending_confirmation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event withdrawal.pending_confirmation
+         * @description Sent for each `withdrawal.pending_confirmation` event to every active subscription that takes its type; its `data` is described by WithdrawalEventData.
+         */
+        post: operations["withdrawalPendingConfirmationWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The contract's error body. */
@@ -741,6 +1422,40 @@ export interface components {
             message: string;
             /** @description The error code (docs/errors.md). */
             code: string;
+        };
+        /** @description What an event is about. */
+        WebhookEntity: {
+            /** @description The entity type, e.g. `settlement`. */
+            type: string;
+            /** @description The entity id. */
+            id: string;
+            /** @description The entity's event number, +1 per event of the entity; process an entity's events in this order. */
+            version: number;
+        };
+        /**
+         * @description The body of every webhook: an event as the events search lists it, with the entity's
+         *     version as a number and without the log's sequence. `data` is the object the event's
+         *     type declares.
+         */
+        WebhookEvent: {
+            /** @description The event id, the dedupe key (also the `webhook-id` header). */
+            id: string;
+            /** @description The event type, lowercase and dotted. */
+            type: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC time of the change.
+             */
+            timestamp: string;
+            /** @description The company the event belongs to. */
+            companyId: string;
+            entity: components["schemas"]["WebhookEntity"];
+            /** @description The entity's public fields after the change. */
+            data: Record<string, never>;
+            /** @description The request-identifier of the call that caused the change; absent for timers and sweeps. */
+            request?: string;
+            /** @description The envelope's schema version. */
+            schemaVersion: number;
         };
         /**
          * Amount
@@ -1371,6 +2086,47 @@ export interface components {
             type?: "Approve" | "Reject";
         };
         /**
+         * AddressEventData
+         * @description A vault address as the address list shows it.
+         */
+        AddressEventData: {
+            /**
+             * address
+             * @description The address on its ledger.
+             */
+            address: string;
+            /**
+             * ledger
+             * @description The ledger, e.g. `BTC`.
+             */
+            ledger: string;
+            /**
+             * wallet_id
+             * @description The wallet it pays into.
+             */
+            walletId: string;
+            /**
+             * currency_id
+             * @description The currency's id.
+             */
+            currencyId: string;
+            /**
+             * wallet_owner
+             * @description Who owns the wallet.
+             */
+            walletOwner?: components["schemas"]["EventParty"];
+            /**
+             * custodian
+             * @description Who keeps it.
+             */
+            custodian?: components["schemas"]["EventParty"];
+            /**
+             * integrity_details
+             * @description The operator's signature over the address.
+             */
+            integrityDetails?: components["schemas"]["EventIntegrity"];
+        };
+        /**
          * ApproveSubscriptionChangeResponse
          * @description Answer of an approval.
          */
@@ -1559,7 +2315,8 @@ export interface components {
             entity?: components["schemas"]["Entity"];
             /**
              * data
-             * @description The entity's public fields after the change.
+             * @description The entity's public fields after the change: for each type, the object its webhook in
+             *      the OpenAPI document declares (events/v1/data.proto).
              */
             data?: components["schemas"]["Struct"];
             /**
@@ -1579,6 +2336,267 @@ export interface components {
              * @description Position in the company's log: 1, 2, 3, … without gaps.
              */
             sequence?: number | string;
+        };
+        /**
+         * EventAmountSum
+         * @description A sum of amounts in one currency on one ledger.
+         */
+        EventAmountSum: {
+            /**
+             * currency
+             * @description The currency.
+             */
+            currency: string;
+            /**
+             * ledger
+             * @description The ledger.
+             */
+            ledger: string;
+            /**
+             * amount
+             * @description A signed decimal string.
+             */
+            amount: string;
+        };
+        /**
+         * EventIntegrity
+         * @description The integrity details of a vault address.
+         */
+        EventIntegrity: {
+            /**
+             * signature
+             * @description The signature.
+             */
+            signature: string;
+            /**
+             * operator_public_key
+             * @description The operator's public key.
+             */
+            operatorPublicKey: string;
+        };
+        /**
+         * EventParty
+         * @description A party of a vault address.
+         */
+        EventParty: {
+            /**
+             * id
+             * @description The party's id.
+             */
+            id: string;
+            /**
+             * name
+             * @description The party's name.
+             */
+            name: string;
+            /**
+             * address
+             * @description The party's postal address.
+             */
+            address?: components["schemas"]["EventPostalAddress"];
+        };
+        /**
+         * EventPostalAddress
+         * @description A postal address.
+         */
+        EventPostalAddress: {
+            /**
+             * address1
+             * @description First line.
+             */
+            address1: string;
+            /**
+             * address2
+             * @description Second line.
+             */
+            address2: string;
+            /**
+             * city
+             * @description City.
+             */
+            city: string;
+            /**
+             * country
+             * @description Country.
+             */
+            country: string;
+            /**
+             * zip_code
+             * @description Postal code.
+             */
+            zipCode: string;
+        };
+        /**
+         * JournalEntryPostedEventData
+         * @description An applied journal entry, as one company's event shows it: that company's postings only.
+         */
+        JournalEntryPostedEventData: {
+            /**
+             * entry_id
+             * @description The entry's id.
+             */
+            entryId: string;
+            /**
+             * type
+             * @description What moved the money, e.g. `settlement.leg`.
+             */
+            type: string;
+            /**
+             * reference
+             * @description The business reference (a settlement, a withdrawal), when it has one.
+             */
+            reference?: string | null;
+            /**
+             * kind
+             * @description `single`, `pending` (a hold), `post` or `void` (of a hold).
+             */
+            kind: string;
+            /**
+             * hold_id
+             * @description The hold a `post` or `void` ends.
+             */
+            holdId?: string | null;
+            /**
+             * posting_count
+             * Format: int32
+             * @description How many postings the entry made at this company's accounts; at most 32 are carried
+             *      here, and the account statements list them all.
+             */
+            postingCount: number;
+            /**
+             * postings
+             * @description The postings, as the account statement shows them.
+             */
+            postings: components["schemas"]["JournalPosting"][];
+        };
+        /**
+         * JournalPosting
+         * @description A posting to one account, as a statement row.
+         */
+        JournalPosting: {
+            /**
+             * wallet_id
+             * @description The wallet.
+             */
+            walletId: string;
+            /**
+             * sequence
+             * Format: int64
+             * @description The row's number in the account's statement.
+             */
+            sequence: number | string;
+            /**
+             * currency
+             * @description The currency.
+             */
+            currency: string;
+            /**
+             * created_at
+             * @description ISO 8601 UTC time of the posting.
+             */
+            createdAt: string;
+            /**
+             * available_change
+             * @description The changes, signed decimal strings.
+             */
+            availableChange: string;
+            /**
+             * ledger_change
+             * @description Change of the ledger balance.
+             */
+            ledgerChange: string;
+            /**
+             * pending_out_change
+             * @description Change of the pending-out balance.
+             */
+            pendingOutChange: string;
+            /**
+             * pending_in_change
+             * @description Change of the pending-in balance.
+             */
+            pendingInChange: string;
+            /**
+             * available_balance
+             * @description The balances right after the posting.
+             */
+            availableBalance: string;
+            /**
+             * ledger_balance
+             * @description Ledger balance after.
+             */
+            ledgerBalance: string;
+            /**
+             * pending_out_balance
+             * @description Pending-out balance after.
+             */
+            pendingOutBalance: string;
+            /**
+             * pending_in_balance
+             * @description Pending-in balance after.
+             */
+            pendingInBalance: string;
+        };
+        /**
+         * LegacyWalletEventData
+         * @description A legacy (v2) wallet after the change: its fields as the wallet list shows them, and its
+         *      currency id, less the balances.
+         */
+        LegacyWalletEventData: {
+            /**
+             * wallet_id
+             * @description The wallet's id.
+             */
+            walletId: string;
+            /**
+             * wallet_name
+             * @description The wallet's name.
+             */
+            walletName: string;
+            /**
+             * wallet_company
+             * @description The company that owns it.
+             */
+            walletCompany: string;
+            /**
+             * created_by
+             * @description The creator's e-mail.
+             */
+            createdBy: string;
+            /**
+             * status
+             * @description The wallet's status.
+             */
+            status: string;
+            /**
+             * valid
+             * @description Whether it is valid.
+             */
+            valid: boolean;
+            /**
+             * registered_compliance_key
+             * @description Whether its compliance key is registered.
+             */
+            registeredComplianceKey: boolean;
+            /**
+             * blockchain
+             * @description Its blockchain.
+             */
+            blockchain: string;
+            /**
+             * currency_id
+             * @description Its currency's id.
+             */
+            currencyId: string;
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
         };
         /**
          * MissedEvents
@@ -1810,6 +2828,161 @@ export interface components {
             items?: components["schemas"]["Subscription"][];
         };
         /**
+         * ServiceRequestEventData
+         * @description A service request after the change: its public fields as the REST API shows them. The
+         *      payload, the plugin's details and the reasons are left out: fetch them from the API.
+         */
+        ServiceRequestEventData: {
+            /**
+             * request_id
+             * @description The request's id.
+             */
+            requestId: string;
+            /**
+             * service_id
+             * @description The service it calls, e.g. `0x0002-001`.
+             */
+            serviceId: string;
+            /**
+             * product
+             * @description The product.
+             */
+            product: string;
+            /**
+             * product_id
+             * @description The product's id.
+             */
+            productId: string;
+            /**
+             * request_type
+             * @description The request type.
+             */
+            requestType: string;
+            /**
+             * end_to_end_id
+             * @description The client's end-to-end id.
+             */
+            endToEndId: string;
+            /**
+             * company_id
+             * @description The company that made the request.
+             */
+            companyId: string;
+            /**
+             * status
+             * @description The status the change led to, e.g. `PENDING AUTHORISATION`.
+             */
+            status: string;
+            /**
+             * previous_status
+             * @description The status the change left; absent for the creation.
+             */
+            previousStatus?: string | null;
+            /**
+             * entity_ids
+             * @description The entities the request acts on.
+             */
+            entityIds: string[];
+            /**
+             * created_by
+             * @description The maker's e-mail.
+             */
+            createdBy: string;
+            /**
+             * updated_by
+             * @description The e-mail of the last person who acted.
+             */
+            updatedBy: string;
+            /**
+             * checkers
+             * @description The CHECKERs who approved or rejected it, in order (e-mails).
+             */
+            checkers: string[];
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
+            /**
+             * expires_at
+             * @description ISO 8601 UTC time at which the request expires unless decided.
+             */
+            expiresAt: string;
+        };
+        /**
+         * SettlementEventData
+         * @description A settlement as one company sees it: its record in the settlement search, seen by that
+         *      company, with the legs summarised (how many, and their sum per currency and ledger).
+         */
+        SettlementEventData: {
+            /**
+             * settlement_request_id
+             * @description The instruction's request id.
+             */
+            settlementRequestId: string;
+            /**
+             * settlement_tracking_id
+             * @description The tracking id.
+             */
+            settlementTrackingId: string;
+            /**
+             * status
+             * @description The status the change led to, e.g. `SETTLEMENT_COMPLETE`.
+             */
+            status: string;
+            /**
+             * previous_status
+             * @description The status the change left; absent for a new settlement.
+             */
+            previousStatus?: string | null;
+            /**
+             * venue_id
+             * @description The venue.
+             */
+            venueId: string;
+            /**
+             * company_id
+             * @description The company that instructed it.
+             */
+            companyId: string;
+            /**
+             * errors
+             * @description Why it was rejected or failed; absent otherwise.
+             */
+            errors?: components["schemas"]["ErrorObject"];
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
+            /**
+             * settlement_count
+             * Format: int32
+             * @description How many legs this company sees.
+             */
+            settlementCount: number;
+            /**
+             * settlement_totals
+             * @description The signed sum of those legs per currency and ledger.
+             */
+            settlementTotals: components["schemas"]["EventAmountSum"][];
+            /**
+             * net_settlements
+             * @description The nets as submitted (one per currency at most); empty for a client of the legs.
+             */
+            netSettlements: components["schemas"]["EventAmountSum"][];
+        };
+        /**
          * Subscription
          * @description A subscription as the company sees it: never its secrets.
          */
@@ -1892,6 +3065,64 @@ export interface components {
             missed?: components["schemas"]["MissedEvents"];
         };
         /**
+         * SubscriptionSuspendedEventData
+         * @description A webhook subscription the dispatcher suspended; sent to the company's other
+         *      subscriptions.
+         */
+        SubscriptionSuspendedEventData: {
+            /**
+             * subscription_id
+             * @description The suspended subscription.
+             */
+            subscriptionId: string;
+            /**
+             * reason
+             * @description Why it was suspended.
+             */
+            reason: string;
+            /**
+             * suspended_at
+             * @description ISO 8601 UTC time of the suspension.
+             */
+            suspendedAt: string;
+        };
+        /**
+         * TrustlineEventData
+         * @description A Stellar trustline as activating it answers, without its new zero balances.
+         */
+        TrustlineEventData: {
+            /**
+             * wallet_id
+             * @description The wallet.
+             */
+            walletId: string;
+            /**
+             * currency_id
+             * @description The asset's currency id.
+             */
+            currencyId: string;
+            /**
+             * currency
+             * @description The asset's currency.
+             */
+            currency: string;
+            /**
+             * unit_currency
+             * @description The unit it is counted in.
+             */
+            unitCurrency: string;
+            /**
+             * status
+             * @description The trustline's status.
+             */
+            status: string;
+            /**
+             * minimum_balance_xlm
+             * @description The XLM the wallet must now keep, a decimal string.
+             */
+            minimumBalanceXlm: string;
+        };
+        /**
          * UpdateSubscriptionResponse
          * @description Answer of a change.
          */
@@ -1901,6 +3132,221 @@ export interface components {
              * @description The subscription as it is now.
              */
             subscription?: components["schemas"]["Subscription"];
+        };
+        /**
+         * VaspActivationEventData
+         * @description A company's activation of a VASP after the change.
+         */
+        VaspActivationEventData: {
+            /**
+             * vasp_id
+             * @description The VASP.
+             */
+            vaspId: string;
+            /**
+             * vasp_name
+             * @description Its name; absent when unknown.
+             */
+            vaspName?: string | null;
+            /**
+             * valid
+             * @description Whether the company's activation is now valid.
+             */
+            valid: boolean;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
+            /**
+             * updated_by
+             * @description The user's e-mail, or the company id for a company-level call.
+             */
+            updatedBy: string;
+        };
+        /**
+         * WalletEventData
+         * @description A trading wallet after the change: its fields as the wallet search shows them, less the
+         *      balances (they move through `journal.entry.posted`).
+         */
+        WalletEventData: {
+            /**
+             * id
+             * @description The wallet's id.
+             */
+            id: string;
+            /**
+             * venue_id
+             * @description The venue the wallet trades on.
+             */
+            venueId: string;
+            /**
+             * name
+             * @description The wallet's name.
+             */
+            name: string;
+            /**
+             * status
+             * @description `ACTIVE` or `INACTIVE`.
+             */
+            status: string;
+            /**
+             * company_id
+             * @description The company that owns it.
+             */
+            companyId: string;
+            /**
+             * currency
+             * @description Its currency.
+             */
+            currency: string;
+            /**
+             * custom_properties
+             * @description The client's properties, as given; absent when they are not a JSON object.
+             */
+            customProperties?: components["schemas"]["Struct"];
+            /**
+             * created_by
+             * @description The creator's e-mail.
+             */
+            createdBy: string;
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
+        };
+        /**
+         * WhitelistedAddressEventData
+         * @description A whitelisted address as the whitelist search lists it.
+         */
+        WhitelistedAddressEventData: {
+            /**
+             * address
+             * @description The address.
+             */
+            address: string;
+            /**
+             * address_purpose
+             * @description `INCOMING`, `OUTGOING` or both.
+             */
+            addressPurpose: string[];
+            /**
+             * status
+             * @description The status the change led to.
+             */
+            status: string;
+            /**
+             * previous_status
+             * @description The status the change left; absent for a new address.
+             */
+            previousStatus?: string | null;
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * blockchain
+             * @description The blockchain.
+             */
+            blockchain: string;
+            /**
+             * blockchain_id
+             * @description The blockchain's id.
+             */
+            blockchainId: string;
+        };
+        /**
+         * WithdrawalEventData
+         * @description A withdrawal as its client's record in the withdrawal search shows it.
+         */
+        WithdrawalEventData: {
+            /**
+             * transfer_id
+             * @description The transfer's id.
+             */
+            transferId: string;
+            /**
+             * company_id
+             * @description The client.
+             */
+            companyId: string;
+            /**
+             * wallet_id
+             * @description The wallet it leaves.
+             */
+            walletId: string;
+            /**
+             * venue_id
+             * @description The venue of that wallet.
+             */
+            venueId: string;
+            /**
+             * currency
+             * @description The currency.
+             */
+            currency: string;
+            /**
+             * amount
+             * @description A decimal string.
+             */
+            amount: string;
+            /**
+             * destination_address
+             * @description The destination address, when it goes out on a ledger.
+             */
+            destinationAddress?: string | null;
+            /**
+             * destination_wallet_id
+             * @description The destination wallet, when it goes to one.
+             */
+            destinationWalletId?: string | null;
+            /**
+             * request_id
+             * @description The client's service request behind it.
+             */
+            requestId?: string | null;
+            /**
+             * status
+             * @description The status the change led to.
+             */
+            status: string;
+            /**
+             * previous_status
+             * @description The status the change left; absent for a new withdrawal.
+             */
+            previousStatus?: string | null;
+            /**
+             * reason
+             * @description Why it was declined.
+             */
+            reason?: string | null;
+            /**
+             * created_at
+             * @description ISO 8601 UTC creation time.
+             */
+            createdAt: string;
+            /**
+             * updated_at
+             * @description ISO 8601 UTC time of the change.
+             */
+            updatedAt: string;
+            /**
+             * decided_at
+             * @description ISO 8601 UTC time of the venue's decision.
+             */
+            decidedAt?: string | null;
+            /**
+             * completed
+             * @description Whether the money has moved.
+             */
+            completed: boolean;
         };
         /**
          * @description Represents a JSON object.
@@ -3793,6 +5239,17 @@ export interface components {
         SubmitterId: string;
         /** @description The acting user, an active user of the signing company; without it the company itself acts. */
         SubmitterIdOptional: string;
+        /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+        WebhookId: string;
+        /**
+         * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+         *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+         *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+         *     Accept the delivery when one of them verifies.
+         */
+        WebhookSignature: string;
+        /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: {
@@ -5391,6 +6848,1536 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    addressCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["AddressEventData"];
+                    /** @constant */
+                    type: "address.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    journalEntryPostedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["JournalEntryPostedEventData"];
+                    /** @constant */
+                    type: "journal.entry.posted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    legacyWalletApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LegacyWalletEventData"];
+                    /** @constant */
+                    type: "legacy_wallet.approved";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    legacyWalletCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LegacyWalletEventData"];
+                    /** @constant */
+                    type: "legacy_wallet.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    legacyWalletDeactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LegacyWalletEventData"];
+                    /** @constant */
+                    type: "legacy_wallet.deactivated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    legacyWalletRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LegacyWalletEventData"];
+                    /** @constant */
+                    type: "legacy_wallet.rejected";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    legacyWalletRenamedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LegacyWalletEventData"];
+                    /** @constant */
+                    type: "legacy_wallet.renamed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestAuthorisedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.authorised";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestConfirmedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.confirmed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.expired";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.rejected";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementAwaitingFundsWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.awaiting_funds";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementCompleteWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.complete";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementInitiatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.initiated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementPayInWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.pay_in";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementPayOutWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.pay_out";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementReceivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.received";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    settlementRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SettlementEventData"];
+                    /** @constant */
+                    type: "settlement.rejected";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    trustlineActivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["TrustlineEventData"];
+                    /** @constant */
+                    type: "trustline.activated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vaspActivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["VaspActivationEventData"];
+                    /** @constant */
+                    type: "vasp.activated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    vaspDeactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["VaspActivationEventData"];
+                    /** @constant */
+                    type: "vasp.deactivated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WalletEventData"];
+                    /** @constant */
+                    type: "wallet.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletDeactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WalletEventData"];
+                    /** @constant */
+                    type: "wallet.deactivated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSubscriptionSuspendedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["SubscriptionSuspendedEventData"];
+                    /** @constant */
+                    type: "webhook_subscription.suspended";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    whitelistedAddressCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WhitelistedAddressEventData"];
+                    /** @constant */
+                    type: "whitelisted_address.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    whitelistedAddressDeactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WhitelistedAddressEventData"];
+                    /** @constant */
+                    type: "whitelisted_address.deactivated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    withdrawalAcceptedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WithdrawalEventData"];
+                    /** @constant */
+                    type: "withdrawal.accepted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    withdrawalDeclinedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WithdrawalEventData"];
+                    /** @constant */
+                    type: "withdrawal.declined";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    withdrawalPendingConfirmationWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WithdrawalEventData"];
+                    /** @constant */
+                    type: "withdrawal.pending_confirmation";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

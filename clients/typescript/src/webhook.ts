@@ -5,6 +5,8 @@ import { createPublicKey, verify } from "node:crypto";
 
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
+import type { WebhookEvent } from "./index.js";
+
 /** What a subscriber verifies with: the whsec_ secret shown once, or the whpk_ public key the API lists, or both. */
 export interface WebhookKeys {
   secret?: string;
@@ -15,23 +17,23 @@ export interface WebhookKeys {
 const toleranceSeconds = 5 * 60;
 
 /**
- * Verifies one delivery and returns its event. body must be the raw bytes received (never
+ * Verifies one delivery and returns its event (typed by the document's webhooks). body must be the raw bytes received (never
  * re-encoded JSON); headers the request's headers (any case). A delivery verifies when one
  * of its signatures does: v1 with keys.secret, or v1a with keys.publicKey. Throws
  * WebhookVerificationError otherwise.
  */
-export function verifyWebhook(body: string | Buffer, headers: Record<string, string | string[] | undefined>, keys: WebhookKeys): unknown {
+export function verifyWebhook(body: string | Buffer, headers: Record<string, string | string[] | undefined>, keys: WebhookKeys): WebhookEvent {
   const h = lowerCase(headers);
   if (keys.secret) {
     try {
-      return new Webhook(keys.secret).verify(body, h);
+      return new Webhook(keys.secret).verify(body, h) as WebhookEvent;
     } catch (err) {
       if (!keys.publicKey) throw err;
     }
   }
   if (keys.publicKey) {
     verifyEd25519(body, h, keys.publicKey);
-    return JSON.parse(body.toString());
+    return JSON.parse(body.toString()) as WebhookEvent;
   }
   throw new WebhookVerificationError("no key to verify with");
 }

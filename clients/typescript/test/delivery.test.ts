@@ -77,8 +77,14 @@ test("a delivery verifies with standardwebhooks and the public key", { skip, tim
     assert.equal(event.companyId, "ZACME");
     assert.equal(event.type, "vasp.deactivated");
     assert.equal(event.entity.type, "vasp_activation");
-    // The v1a signature verifies with the public key alone.
-    verifyWebhook(got.body, headers, { publicKey });
+    // The v1a signature verifies with the public key alone, and the event comes back typed
+    // by the document's webhooks: its type names its data's fields.
+    const typed = verifyWebhook(got.body, headers, { publicKey });
+    assert.equal(typed.type, "vasp.deactivated");
+    if (typed.type === "vasp.deactivated") {
+      assert.equal(typed.data.vaspId, "VASP-001");
+      assert.equal(typed.data.valid, false);
+    }
     // A changed body verifies with neither.
     assert.throws(() => new Webhook(secret).verify(got.body.replace("ZACME", "ZTEST"), headers));
     assert.throws(() => verifyWebhook(got.body.replace("ZACME", "ZTEST"), headers, { publicKey }));

@@ -136,6 +136,9 @@ func TestOpenAPI(t *testing.T) {
 		Paths map[string]map[string]struct {
 			Tags []string `json:"tags"`
 		} `json:"paths"`
+		Webhooks map[string]map[string]struct {
+			Tags []string `json:"tags"`
+		} `json:"webhooks"`
 	}
 	if err := json.Unmarshal(r.body, &tagged); err != nil {
 		t.Fatal(err)
@@ -147,8 +150,19 @@ func TestOpenAPI(t *testing.T) {
 		declared = append(declared, tag.Name)
 	}
 	slices.Sort(declared)
-	if !slices.Equal(declared, areas) {
-		t.Errorf("declared tags %v, want the contract's areas %v", declared, areas)
+	// Besides the areas, "webhooks": what the suite sends to subscribers, one per event type.
+	if want := append(slices.Clone(areas), "webhooks"); !slices.Equal(declared, want) {
+		t.Errorf("declared tags %v, want the contract's areas and webhooks %v", declared, want)
+	}
+	if len(tagged.Webhooks) == 0 {
+		t.Error("the document describes no webhook")
+	}
+	for name, ops := range tagged.Webhooks {
+		for method, op := range ops {
+			if method != "post" || !slices.Equal(op.Tags, []string{"webhooks"}) {
+				t.Errorf("webhook %s: %s tagged %v, want post tagged webhooks", name, method, op.Tags)
+			}
+		}
 	}
 	for path, ops := range tagged.Paths {
 		for method, op := range ops {

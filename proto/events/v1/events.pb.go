@@ -40,7 +40,8 @@ type Event struct {
 	CompanyId string `protobuf:"bytes,4,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
 	// What the event is about.
 	Entity *Entity `protobuf:"bytes,5,opt,name=entity,proto3" json:"entity,omitempty"`
-	// The entity's public fields after the change.
+	// The entity's public fields after the change: for each type, the object its webhook in
+	// the OpenAPI document declares (events/v1/data.proto).
 	Data *structpb.Struct `protobuf:"bytes,6,opt,name=data,proto3" json:"data,omitempty"`
 	// request-identifier of the API call that caused the change; empty for timers and sweeps.
 	Request string `protobuf:"bytes,7,opt,name=request,proto3" json:"request,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
@@ -20,17 +21,6 @@ const (
 	EventVASPDeactivated = "vasp.deactivated"
 )
 
-// activationData is an activation event's data: the activation after the change.
-type activationData struct {
-	VASPID   string `json:"vaspId"`
-	VASPName string `json:"vaspName,omitempty"`
-	Valid    bool   `json:"valid"`
-	// UpdatedAt is formatted as the API's answer has it; UpdatedBy is the user's e-mail, or
-	// the company id for a company-level call.
-	UpdatedAt string `json:"updatedAt"`
-	UpdatedBy string `json:"updatedBy"`
-}
-
 // activationEvent is the event of d, the activation after a change; name is the VASP's
 // name ("" when unknown).
 func activationEvent(ctx context.Context, d activationDoc, name string) outbox.Draft {
@@ -39,7 +29,10 @@ func activationEvent(ctx context.Context, d activationDoc, name string) outbox.D
 		typ = EventVASPActivated
 	}
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityVASPActivation, EntityID: d.ID,
-		Data:      activationData{VASPID: d.VASPID, VASPName: name, Valid: d.Active, UpdatedAt: apitime.Format(d.UpdatedAt), UpdatedBy: d.UpdatedBy},
+		// UpdatedAt as the API's answer has it; UpdatedBy the user's e-mail, or the company id
+		// for a company-level call.
+		Data: &eventsv1.VaspActivationEventData{VaspId: d.VASPID, VaspName: outbox.IfSet(name), Valid: d.Active,
+			UpdatedAt: apitime.Format(d.UpdatedAt), UpdatedBy: d.UpdatedBy},
 		RequestID: outbox.RequestID(ctx)}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/custody"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
@@ -56,28 +57,13 @@ type sequenced struct {
 	EventSeq int64     `bson:"eventSeq"`
 }
 
-// legacyWalletData is a wallet's event data: its fields as the wallet list (endpoint 14)
-// shows them, and its currency id (as the proposal shows it), less the balances. Balances
-// move through the journal, not through the wallet's changes; a copy here would be stale at
-// once.
-type legacyWalletData struct {
-	WalletID                string `json:"walletId"`
-	WalletName              string `json:"walletName"`
-	WalletCompany           string `json:"walletCompany"`
-	CreatedBy               string `json:"createdBy"`
-	Status                  string `json:"status"`
-	Valid                   bool   `json:"valid"`
-	RegisteredComplianceKey bool   `json:"registeredComplianceKey"`
-	Blockchain              string `json:"blockchain"`
-	CurrencyID              string `json:"currencyId"`
-	CreatedAt               string `json:"createdAt"`
-	UpdatedAt               string `json:"updatedAt"`
-}
-
-func (d walletDoc) data() legacyWalletData {
-	return legacyWalletData{WalletID: d.ID, WalletName: d.Name, WalletCompany: d.CompanyID, CreatedBy: d.CreatedBy,
+// data is a wallet's event data: its fields as the wallet list (endpoint 14) shows them, and
+// its currency id (as the proposal shows it), less the balances. Balances move through the
+// journal, not through the wallet's changes; a copy here would be stale at once.
+func (d walletDoc) data() *eventsv1.LegacyWalletEventData {
+	return &eventsv1.LegacyWalletEventData{WalletId: d.ID, WalletName: d.Name, WalletCompany: d.CompanyID, CreatedBy: d.CreatedBy,
 		Status: d.Status, Valid: d.Valid, RegisteredComplianceKey: d.RegisteredComplianceKey, Blockchain: d.Blockchain,
-		CurrencyID: d.CurrencyID, CreatedAt: apitime.Format(d.CreatedAt), UpdatedAt: apitime.Format(d.UpdatedAt)}
+		CurrencyId: d.CurrencyID, CreatedAt: apitime.Format(d.CreatedAt), UpdatedAt: apitime.Format(d.UpdatedAt)}
 }
 
 // walletEvent is the draft of event typ of the wallet as d holds it after the change.
@@ -85,21 +71,12 @@ func walletEvent(ctx context.Context, typ string, d walletDoc) outbox.Draft {
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityLegacyWallet, EntityID: d.ID, Data: d.data(), RequestID: outbox.RequestID(ctx)}
 }
 
-// trustlineData is a trustline's event data: what activating it answers (endpoint 13), the
-// zero amounts of its new balance entry left out.
-type trustlineData struct {
-	WalletID          string `json:"walletId"`
-	CurrencyID        string `json:"currencyId"`
-	Currency          string `json:"currency"`
-	UnitCurrency      string `json:"unitCurrency"`
-	Status            string `json:"status"`
-	MinimumBalanceXLM string `json:"minimumBalanceXlm"`
-}
-
 // trustlineEvent is the draft of event typ of the trustline a of wallet d (as read before the
 // change), whose status is now status.
 func trustlineEvent(ctx context.Context, typ string, d walletDoc, a assetDoc, status string) outbox.Draft {
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityTrustline, EntityID: TrustlineID(d.ID, a.CurrencyID),
-		Data: trustlineData{WalletID: d.ID, CurrencyID: a.CurrencyID, Currency: a.Currency, UnitCurrency: a.UnitCurrency, Status: status,
-			MinimumBalanceXLM: custody.TrustlineReserve(d.Subentries).String()}, RequestID: outbox.RequestID(ctx)}
+		// What activating it answers (endpoint 13), the zero amounts of its new balance entry
+		// left out.
+		Data: &eventsv1.TrustlineEventData{WalletId: d.ID, CurrencyId: a.CurrencyID, Currency: a.Currency, UnitCurrency: a.UnitCurrency, Status: status,
+			MinimumBalanceXlm: custody.TrustlineReserve(d.Subentries).String()}, RequestID: outbox.RequestID(ctx)}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	pevents "github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/mongodb"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/events"
 )
 
@@ -171,8 +171,9 @@ func (s *Store) DueDeliveries(ctx context.Context, subs []string, now time.Time,
 	if len(subs) == 0 {
 		return nil, nil
 	}
+	// A delivery under a live lease is being sent (by this process or another replica).
 	filter := bson.D{{Key: "status", Value: events.DeliveryPending}, {Key: "subscriptionId", Value: bson.D{{Key: "$in", Value: subs}}},
-		{Key: "nextAt", Value: bson.D{{Key: "$lte", Value: now.UTC()}}}}
+		{Key: "nextAt", Value: bson.D{{Key: "$lte", Value: now.UTC()}}}, {Key: "lease.until", Value: bson.D{{Key: "$lte", Value: now.UTC()}}}}
 	return s.findDeliveries(ctx, filter, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
 }
 
@@ -537,11 +538,8 @@ type stagedDoc struct {
 // EventSeq already counting the event). It names the subscription, not its URL: the event
 // goes to the company's other endpoints, and a URL may carry a token of its own.
 func suspendedEvent(id, company, _, reason string, eventSeq int64, at time.Time) (pevents.Event, error) {
-	data, err := json.Marshal(struct {
-		SubscriptionID string `json:"subscriptionId"`
-		Reason         string `json:"reason"`
-		SuspendedAt    string `json:"suspendedAt"`
-	}{id, reason, apitime.Format(at)})
+	data, err := eventsv1.MarshalData(events.SuspendedEventType,
+		&eventsv1.SubscriptionSuspendedEventData{SubscriptionId: id, Reason: reason, SuspendedAt: apitime.Format(at)})
 	if err != nil {
 		return pevents.Event{}, err
 	}

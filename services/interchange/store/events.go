@@ -10,6 +10,8 @@ import (
 
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
+	commonv1 "github.com/zcustody/suite/proto/common/v1"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
 	"github.com/zcustody/suite/services/internal/amount"
@@ -92,64 +94,37 @@ func settlementDrafts(ctx context.Context, s settlement.Settlement, previous str
 	return drafts
 }
 
-// settlementData is a settlement as an event shows it to one company: the fields of its
+// settlementView is the data of s as seen (already narrowed by SeenBy): the fields of its
 // record in the settlement search, as that company sees it, with the legs summarised (a
 // settlement may have a thousand): how many, and their sum per currency and ledger.
-type settlementData struct {
-	SettlementRequestID  string     `json:"settlementRequestId"`
-	SettlementTrackingID string     `json:"settlementTrackingId"`
-	Status               string     `json:"status"`
-	PreviousStatus       string     `json:"previousStatus,omitempty"`
-	VenueID              string     `json:"venueId"`
-	CompanyID            string     `json:"companyId"`
-	Errors               *errorData `json:"errors,omitempty"`
-	CreatedAt            string     `json:"createdAt"`
-	UpdatedAt            string     `json:"updatedAt"`
-	SettlementCount      int        `json:"settlementCount"`
-	SettlementTotals     []sumData  `json:"settlementTotals"`
-	// NetSettlements are as submitted (one per currency at most); only the owner sees them.
-	NetSettlements []sumData `json:"netSettlements,omitempty"`
-}
-
-type errorData struct {
-	Message string `json:"message"`
-	Code    string `json:"code"`
-}
-
-type sumData struct {
-	Currency string `json:"currency"`
-	Ledger   string `json:"ledger"`
-	Amount   string `json:"amount"`
-}
-
-// settlementView is the data of s as seen (already narrowed by SeenBy).
-func settlementView(s settlement.Settlement, previous string) settlementData {
-	d := settlementData{SettlementRequestID: s.RequestID, SettlementTrackingID: s.TrackingID, Status: s.Status, PreviousStatus: previous,
-		VenueID: s.VenueID, CompanyID: s.CompanyID, CreatedAt: apitime.Format(s.CreatedAt), UpdatedAt: apitime.Format(s.UpdatedAt),
-		SettlementCount: len(s.Legs), SettlementTotals: legTotals(s.Legs)}
+func settlementView(s settlement.Settlement, previous string) *eventsv1.SettlementEventData {
+	d := &eventsv1.SettlementEventData{SettlementRequestId: s.RequestID, SettlementTrackingId: s.TrackingID, Status: s.Status,
+		PreviousStatus: outbox.IfSet(previous), VenueId: s.VenueID, CompanyId: s.CompanyID, CreatedAt: apitime.Format(s.CreatedAt),
+		UpdatedAt: apitime.Format(s.UpdatedAt), SettlementCount: int32(len(s.Legs)), SettlementTotals: legTotals(s.Legs)}
 	// As the record's errors: the reason of a rejected or failed settlement.
 	if s.Status == settlement.StatusRejected || s.Status == settlement.StatusFailed {
-		d.Errors = &errorData{Message: s.Reason, Code: apperr.CodeConflict}
+		d.Errors = &commonv1.ErrorObject{Message: s.Reason, Code: apperr.CodeConflict}
 	}
+	// The nets as submitted (one per currency at most); only the owner sees them.
 	for _, n := range s.Nets {
-		d.NetSettlements = append(d.NetSettlements, sumData(n))
+		d.NetSettlements = append(d.NetSettlements, &eventsv1.EventAmountSum{Currency: n.Currency, Ledger: n.Ledger, Amount: n.Amount})
 	}
 	return d
 }
 
 // legTotals sums the legs' signed amounts per currency and ledger, in that order.
-func legTotals(legs []settlement.Leg) []sumData {
+func legTotals(legs []settlement.Leg) []*eventsv1.EventAmountSum {
 	type key struct{ currency, ledger string }
 	sums := map[key]amount.Amount{}
 	for _, l := range legs {
 		k := key{l.Currency, l.Ledger}
 		sums[k] = sums[k].Add(amount.MustStored(l.Amount))
 	}
-	out := make([]sumData, 0, len(sums))
+	out := make([]*eventsv1.EventAmountSum, 0, len(sums))
 	for k, a := range sums {
-		out = append(out, sumData{Currency: k.currency, Ledger: k.ledger, Amount: a.String()})
+		out = append(out, &eventsv1.EventAmountSum{Currency: k.currency, Ledger: k.ledger, Amount: a.String()})
 	}
-	slices.SortFunc(out, func(a, b sumData) int {
+	slices.SortFunc(out, func(a, b *eventsv1.EventAmountSum) int {
 		return strings.Compare(a.Currency+"\x00"+a.Ledger, b.Currency+"\x00"+b.Ledger)
 	})
 	return out
@@ -172,29 +147,11 @@ func withdrawalDrafts(ctx context.Context, w withdrawal.Withdrawal, previous str
 		EntityID: w.TransferID, Data: withdrawalView(w, previous), RequestID: outbox.RequestID(ctx)}}
 }
 
-// withdrawalData is a withdrawal as its client's record in the withdrawal search shows it.
-type withdrawalData struct {
-	TransferID          string `json:"transferId"`
-	CompanyID           string `json:"companyId"`
-	WalletID            string `json:"walletId"`
-	VenueID             string `json:"venueId"`
-	Currency            string `json:"currency"`
-	Amount              string `json:"amount"`
-	DestinationAddress  string `json:"destinationAddress,omitempty"`
-	DestinationWalletID string `json:"destinationWalletId,omitempty"`
-	RequestID           string `json:"requestId,omitempty"`
-	Status              string `json:"status"`
-	PreviousStatus      string `json:"previousStatus,omitempty"`
-	Reason              string `json:"reason,omitempty"`
-	CreatedAt           string `json:"createdAt"`
-	UpdatedAt           string `json:"updatedAt"`
-	DecidedAt           string `json:"decidedAt,omitempty"`
-	Completed           bool   `json:"completed"`
-}
-
-func withdrawalView(w withdrawal.Withdrawal, previous string) withdrawalData {
-	return withdrawalData{TransferID: w.TransferID, CompanyID: w.CompanyID, WalletID: w.WalletID, VenueID: w.VenueID,
-		Currency: w.Currency, Amount: w.Amount, DestinationAddress: w.DestinationAddress, DestinationWalletID: w.DestinationWalletID,
-		RequestID: w.RequestID, Status: w.Status, PreviousStatus: previous, Reason: w.Reason, CreatedAt: apitime.Format(w.CreatedAt),
-		UpdatedAt: apitime.Format(w.UpdatedAt), DecidedAt: apitime.Format(w.DecidedAt), Completed: !w.CompletedAt.IsZero()}
+// withdrawalView is w as its client's record in the withdrawal search shows it.
+func withdrawalView(w withdrawal.Withdrawal, previous string) *eventsv1.WithdrawalEventData {
+	return &eventsv1.WithdrawalEventData{TransferId: w.TransferID, CompanyId: w.CompanyID, WalletId: w.WalletID, VenueId: w.VenueID,
+		Currency: w.Currency, Amount: w.Amount, DestinationAddress: outbox.IfSet(w.DestinationAddress),
+		DestinationWalletId: outbox.IfSet(w.DestinationWalletID), RequestId: outbox.IfSet(w.RequestID), Status: w.Status,
+		PreviousStatus: outbox.IfSet(previous), Reason: outbox.IfSet(w.Reason), CreatedAt: apitime.Format(w.CreatedAt),
+		UpdatedAt: apitime.Format(w.UpdatedAt), DecidedAt: outbox.IfSet(apitime.Format(w.DecidedAt)), Completed: !w.CompletedAt.IsZero()}
 }

@@ -212,9 +212,9 @@ func TestSettlementEvents(t *testing.T) {
 		"settlementTotals": []any{sum("BTC", "1.5"), sum("ETH", "-27.25")}, "netSettlements": []any{sum("ETH", "-27.25")}})
 	wantData(t, "alpha's view", dataOf(t, got[alphaID]), header)
 	wantData(t, "alpha's view", dataOf(t, got[alphaID]), map[string]any{"settlementCount": 2.0,
-		"settlementTotals": []any{sum("BTC", "1.5"), sum("ETH", "-20")}, "netSettlements": nil})
+		"settlementTotals": []any{sum("BTC", "1.5"), sum("ETH", "-20")}, "netSettlements": []any{}})
 	wantData(t, "beta's view", dataOf(t, got[betaID]), map[string]any{"settlementCount": 1.0,
-		"settlementTotals": []any{sum("ETH", "-7.25")}, "netSettlements": nil})
+		"settlementTotals": []any{sum("ETH", "-7.25")}, "netSettlements": []any{}})
 	// Neither client's event says anything of the other's legs, or of any wallet.
 	for id, other := range map[string][]string{alphaID: {beta, "7.25", "27.25", "TW-"}, betaID: {alpha, "1.5", "-20", "27.25", "TW-"}} {
 		for _, private := range other {

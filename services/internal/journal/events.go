@@ -4,10 +4,10 @@ import (
 	"context"
 	"slices"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -27,33 +27,6 @@ const EventPosted = "journal.entry.posted"
 // accounts of one company); postingCount says how many there are, and the account
 // statements (the history endpoints) list them all.
 const MaxEventPostings = 32
-
-// postedData is an applied entry as one company's event shows it.
-type postedData struct {
-	EntryID      string `json:"entryId"`
-	Type         string `json:"type"`
-	Reference    string `json:"reference,omitempty"`
-	Kind         Kind   `json:"kind"`
-	HoldID       string `json:"holdId,omitempty"`
-	PostingCount int    `json:"postingCount"`
-	// Postings are as the account statement shows them, by wallet and currency.
-	Postings []postedPosting `json:"postings"`
-}
-
-type postedPosting struct {
-	WalletID          string `json:"walletId"`
-	Sequence          int64  `json:"sequence,string"`
-	Currency          string `json:"currency"`
-	CreatedAt         string `json:"createdAt"`
-	AvailableChange   string `json:"availableChange"`
-	LedgerChange      string `json:"ledgerChange"`
-	PendingOutChange  string `json:"pendingOutChange"`
-	PendingInChange   string `json:"pendingInChange"`
-	AvailableBalance  string `json:"availableBalance"`
-	LedgerBalance     string `json:"ledgerBalance"`
-	PendingOutBalance string `json:"pendingOutBalance"`
-	PendingInBalance  string `json:"pendingInBalance"`
-}
 
 // EventEntityID is the entity id of entry id's event to company: each company's view is an
 // entity of its own (the log keeps one event per entity version).
@@ -94,20 +67,23 @@ func (j *Journal) postedDrafts(ctx context.Context, e Entry, done []applied) ([]
 	return drafts, nil
 }
 
-func postedView(e Entry, rows []historyDoc) (postedData, error) {
-	d := postedData{EntryID: e.ID, Type: e.Code, Reference: e.BusinessKey, Kind: e.Kind, HoldID: e.HoldRef, Postings: []postedPosting{}}
+// postedView is applied entry e as one company's event shows it: rows are that company's
+// statement rows of e.
+func postedView(e Entry, rows []historyDoc) (*eventsv1.JournalEntryPostedEventData, error) {
+	d := &eventsv1.JournalEntryPostedEventData{EntryId: e.ID, Type: e.Code, Reference: outbox.IfSet(e.BusinessKey), Kind: string(e.Kind),
+		HoldId: outbox.IfSet(e.HoldRef)}
 	for _, r := range rows {
 		postings, err := postingsOfRows([]historyDoc{r}, "")
 		if err != nil {
-			return postedData{}, err
+			return nil, err
 		}
-		d.PostingCount += len(postings)
+		d.PostingCount += int32(len(postings))
 		for _, p := range postings {
 			if len(d.Postings) == MaxEventPostings {
 				break
 			}
 			delta, after := p.Delta, p.After
-			d.Postings = append(d.Postings, postedPosting{WalletID: r.Holder, Sequence: p.Seq, Currency: p.Currency,
+			d.Postings = append(d.Postings, &eventsv1.JournalPosting{WalletId: r.Holder, Sequence: p.Seq, Currency: p.Currency,
 				CreatedAt: apitime.Format(p.At), AvailableChange: delta.Available().String(), LedgerChange: delta.Ledger().String(),
 				PendingOutChange: delta.PendingOut().String(), PendingInChange: delta.PendingIn().String(),
 				AvailableBalance: after.Available().String(), LedgerBalance: after.Ledger().String(),
@@ -125,20 +101,11 @@ func (j *Journal) markApplied(ctx context.Context, e Entry, done []applied) (boo
 		return false, err
 	}
 	now := j.now()
-	set := bson.D{{Key: "state", Value: StateApplied}, {Key: "updatedAt", Value: now}}
-	seqSet, push, _, err := outbox.StageEach(0, now, drafts...)
+	set, push, _, err := outbox.StageEach(0, now, drafts...)
 	if err != nil {
 		return false, err
 	}
-	update := bson.D{{Key: "$set", Value: append(set, seqSet...)}}
-	if push != nil {
-		update = append(update, bson.E{Key: "$push", Value: push})
-	}
-	res, err := j.entries.UpdateOne(ctx, bson.D{{Key: "_id", Value: e.ID}, {Key: "state", Value: StateRecorded}}, update)
-	if err != nil {
-		return false, err
-	}
-	return res.MatchedCount == 1, nil
+	return j.transition(ctx, e.ID, StateRecorded, StateApplied, now, set, push)
 }
 
 // Outbox is the collection whose documents (the entries) carry the journal's events, for the

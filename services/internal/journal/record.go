@@ -266,11 +266,21 @@ func (j *Journal) constrained(h string) bool {
 
 // setState moves the entry from one state to another; it reports whether it did.
 func (j *Journal) setState(ctx context.Context, id string, from, to State, why *failure) (bool, error) {
-	set := bson.D{{Key: "state", Value: to}, {Key: "updatedAt", Value: j.now()}}
+	var set bson.D
 	if why != nil {
-		set = append(set, bson.E{Key: "reason", Value: why})
+		set = bson.D{{Key: "reason", Value: why}}
 	}
-	res, err := j.entries.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "state", Value: from}}, bson.D{{Key: "$set", Value: set}})
+	return j.transition(ctx, id, from, to, j.now(), set, nil)
+}
+
+// transition moves entry id from state from to state to at now, with the extra $set fields
+// set and $push push (nil: none) in the same update; it reports whether it did.
+func (j *Journal) transition(ctx context.Context, id string, from, to State, now time.Time, set, push bson.D) (bool, error) {
+	update := bson.D{{Key: "$set", Value: append(bson.D{{Key: "state", Value: to}, {Key: "updatedAt", Value: now}}, set...)}}
+	if push != nil {
+		update = append(update, bson.E{Key: "$push", Value: push})
+	}
+	res, err := j.entries.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "state", Value: from}}, update)
 	if err != nil {
 		return false, fmt.Errorf("mark entry %s %s: %w", id, to, err)
 	}

@@ -11,16 +11,17 @@
 package outbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 
 	"github.com/google/uuid"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/mongodb"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/wake"
 )
 
@@ -40,8 +41,9 @@ type Draft struct {
 	CompanyID string
 	// EntityType and EntityID name the entity whose document the update changes.
 	EntityType, EntityID string
-	// Data is marshalled to JSON: the entity's public fields (never a secret).
-	Data      any
+	// Data is the entity's public fields (never a secret): the message events/v1/data.proto
+	// declares for Type, staged as its JSON (eventsv1.MarshalData).
+	Data      proto.Message
 	RequestID string
 }
 
@@ -64,9 +66,9 @@ func Stage(seq int64, now time.Time, drafts ...Draft) (set bson.D, push bson.D, 
 		if d.CompanyID == "" || d.EntityType == "" || d.EntityID == "" {
 			return nil, nil, nil, fmt.Errorf("outbox: event %s needs a company and an entity", d.Type)
 		}
-		data, err := json.Marshal(d.Data)
+		data, err := eventsv1.MarshalData(d.Type, d.Data)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("outbox: event %s data: %w", d.Type, err)
+			return nil, nil, nil, fmt.Errorf("outbox: %w", err)
 		}
 		if len(data) > MaxDataBytes {
 			return nil, nil, nil, fmt.Errorf("outbox: event %s data is %d bytes, over %d", d.Type, len(data), MaxDataBytes)
@@ -123,4 +125,12 @@ func StageEach(seq int64, now time.Time, drafts ...Draft) (set bson.D, push bson
 // the documents with pending events are in it.
 func Index(collection string) mongodb.Index {
 	return mongodb.Index{Collection: collection, Name: "outbox_pending", Keys: mongodb.Keys(FieldPending, "_id"), Sparse: true}
+}
+
+// IfSet is s as an optional field of event data: left out when empty.
+func IfSet(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -2,7 +2,6 @@ package outbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -11,10 +10,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/platform/events"
 	"github.com/zcustody/suite/platform/mongodb"
 	"github.com/zcustody/suite/platform/testdb"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/outbox"
 )
 
@@ -41,8 +42,9 @@ var at = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 // conditional update; it reports whether the update landed.
 func change(t *testing.T, coll *mongo.Collection, e entity, status, request string) bool {
 	t.Helper()
-	set, push, events, err := outbox.Stage(e.EventSeq, at, outbox.Draft{Type: "service_request.status_updated", CompanyID: "ZTEST",
-		EntityType: "service_request", EntityID: e.ID, Data: map[string]string{"status": status, "previousStatus": e.Status}, RequestID: request})
+	set, push, events, err := outbox.Stage(e.EventSeq, at, outbox.Draft{Type: "service_request." + strings.ToLower(status), CompanyID: "ZTEST",
+		EntityType: "service_request", EntityID: e.ID, Data: &eventsv1.ServiceRequestEventData{Status: status, PreviousStatus: &e.Status},
+		RequestID: request})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +136,11 @@ func TestRelayMovesEventsInOrderOnce(t *testing.T) {
 		if ev.Entity.Version != int64(i+1) || ev.CompanyID != "ZTEST" || ev.SchemaVersion != events.SchemaVersion || !ev.Timestamp.Equal(at) {
 			t.Errorf("event %d: %+v", i, ev)
 		}
-		var data map[string]string
-		if err := json.Unmarshal(ev.Data, &data); err != nil {
+		var data eventsv1.ServiceRequestEventData
+		if err := protojson.Unmarshal(ev.Data, &data); err != nil {
 			t.Fatalf("event %d data %s: %v", i, ev.Data, err)
 		}
-		statuses = append(statuses, data["status"])
+		statuses = append(statuses, data.GetStatus())
 	}
 	if strings.Join(statuses, ",") != "CONFIRMED,AUTHORISED,COMPLETED" {
 		t.Errorf("relayed statuses %v, want CONFIRMED,AUTHORISED,COMPLETED", statuses)
@@ -200,7 +202,7 @@ func TestRelayKeepsWhatIsStagedMeanwhile(t *testing.T) {
 
 func TestStageRefuses(t *testing.T) {
 	t.Parallel()
-	good := outbox.Draft{Type: "wallet.created", CompanyID: "ZTEST", EntityType: "wallet", EntityID: "W-1", Data: map[string]string{}}
+	good := outbox.Draft{Type: "wallet.created", CompanyID: "ZTEST", EntityType: "wallet", EntityID: "W-1", Data: &eventsv1.WalletEventData{}}
 	tests := []struct {
 		name   string
 		change func(*outbox.Draft)
@@ -209,8 +211,12 @@ func TestStageRefuses(t *testing.T) {
 		{"undotted type", func(d *outbox.Draft) { d.Type = "created" }},
 		{"no company", func(d *outbox.Draft) { d.CompanyID = "" }},
 		{"no entity", func(d *outbox.Draft) { d.EntityID = "" }},
-		{"data over 20 KB", func(d *outbox.Draft) { d.Data = strings.Repeat("x", outbox.MaxDataBytes) }},
-		{"data not JSON", func(d *outbox.Draft) { d.Data = func() {} }},
+		{"data over 20 KB", func(d *outbox.Draft) {
+			d.Data = &eventsv1.WalletEventData{Name: strings.Repeat("x", outbox.MaxDataBytes)}
+		}},
+		{"type data.proto does not declare", func(d *outbox.Draft) { d.Type = "wallet.renamed" }},
+		{"data of another type", func(d *outbox.Draft) { d.Data = &eventsv1.AddressEventData{} }},
+		{"no data", func(d *outbox.Draft) { d.Data = nil }},
 	}
 	for _, tt := range tests {
 		d := good
@@ -230,7 +236,8 @@ func TestStageRefuses(t *testing.T) {
 func TestAttachRecordsTheFirstEventsOnANewDocument(t *testing.T) {
 	t.Parallel()
 	doc := entity{ID: "R-9", Status: "CREATED", Version: 1, EventSeq: 7, Outbox: []bson.Raw{}}
-	got, err := outbox.NewDocument(doc, at, outbox.Draft{Type: "service_request.created", CompanyID: "ZTEST", EntityType: "service_request", EntityID: "R-9", Data: map[string]string{"status": "CREATED"}})
+	got, err := outbox.NewDocument(doc, at, outbox.Draft{Type: "service_request.created", CompanyID: "ZTEST", EntityType: "service_request", EntityID: "R-9",
+		Data: &eventsv1.ServiceRequestEventData{Status: "CREATED"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,13 +296,14 @@ func TestRelayHandsABigOutboxOverInChunksAndSkipsARefusedDocument(t *testing.T) 
 	coll, log, _ := setup(t)
 	var drafts []outbox.Draft
 	for i := range 250 {
-		drafts = append(drafts, outbox.Draft{Type: "settlement.updated", CompanyID: fmt.Sprintf("Z%03d", i), EntityType: "settlement", EntityID: fmt.Sprintf("T-1@Z%03d", i), Data: map[string]int{"n": i}})
+		drafts = append(drafts, outbox.Draft{Type: "settlement.received", CompanyID: fmt.Sprintf("Z%03d", i), EntityType: "settlement", EntityID: fmt.Sprintf("T-1@Z%03d", i),
+			Data: &eventsv1.SettlementEventData{SettlementCount: int32(i)}})
 	}
 	for _, id := range []string{"BIG", "BAD"} {
 		doc, err := outbox.NewDocument(bson.D{{Key: "_id", Value: id}, {Key: "version", Value: int64(1)}}, at, drafts...)
 		if id == "BAD" {
 			doc, err = outbox.NewDocument(bson.D{{Key: "_id", Value: id}, {Key: "version", Value: int64(1)}}, at,
-				outbox.Draft{Type: "settlement.updated", CompanyID: "ZBAD", EntityType: "settlement", EntityID: "T-BAD", Data: map[string]int{}})
+				outbox.Draft{Type: "settlement.received", CompanyID: "ZBAD", EntityType: "settlement", EntityID: "T-BAD", Data: &eventsv1.SettlementEventData{}})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/zcustody/suite/platform/apitime"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
@@ -31,31 +32,6 @@ var requestEventTypes = map[string]string{
 	servicedesk.StatusExpired:              "service_request.expired",
 }
 
-// requestData is a request's event data: its public fields as the REST API shows them, after
-// the change. The payload (up to the gateway's body limit, far over outbox.MaxDataBytes), the
-// owner's plugin details and the reasons are left out: receivers fetch them from the API.
-type requestData struct {
-	RequestID   string `json:"requestId"`
-	ServiceID   string `json:"serviceId"`
-	Product     string `json:"product"`
-	ProductID   string `json:"productId"`
-	RequestType string `json:"requestType"`
-	EndToEndID  string `json:"endToEndId"`
-	CompanyID   string `json:"companyId"`
-	Status      string `json:"status"`
-	// PreviousStatus is the status the change left; none for the creation.
-	PreviousStatus string   `json:"previousStatus,omitempty"`
-	EntityIDs      []string `json:"entityIds"`
-	// CreatedBy is the maker; UpdatedBy the last person who acted; Checkers the CHECKERs who
-	// approved or rejected it, in order (all e-mails).
-	CreatedBy string   `json:"createdBy"`
-	UpdatedBy string   `json:"updatedBy"`
-	Checkers  []string `json:"checkers"`
-	CreatedAt string   `json:"createdAt"`
-	UpdatedAt string   `json:"updatedAt"`
-	ExpiresAt string   `json:"expiresAt"`
-}
-
 // requestEvent is the event of r entering its status from previous ("" for its creation).
 func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (outbox.Draft, error) {
 	typ, ok := requestEventTypes[r.Status]
@@ -68,9 +44,12 @@ func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (
 			checkers = append(checkers, v.Actor)
 		}
 	}
-	data := requestData{RequestID: r.ID, ServiceID: r.ServiceID, Product: r.Product, ProductID: r.ProductID,
-		RequestType: r.RequestType, EndToEndID: r.EndToEndID, CompanyID: r.CompanyID, Status: r.Status, PreviousStatus: previous,
-		EntityIDs: nonNil(r.EntityIDs), CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy, Checkers: checkers,
+	// The request's public fields as the REST API shows them, after the change. The payload
+	// (up to the gateway's body limit, far over outbox.MaxDataBytes), the owner's plugin
+	// details and the reasons are left out: receivers fetch them from the API.
+	data := &eventsv1.ServiceRequestEventData{RequestId: r.ID, ServiceId: r.ServiceID, Product: r.Product, ProductId: r.ProductID,
+		RequestType: r.RequestType, EndToEndId: r.EndToEndID, CompanyId: r.CompanyID, Status: r.Status, PreviousStatus: outbox.IfSet(previous),
+		EntityIds: r.EntityIDs, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy, Checkers: checkers,
 		CreatedAt: apitime.Format(r.CreatedAt), UpdatedAt: apitime.Format(r.UpdatedAt), ExpiresAt: apitime.Format(r.ExpiresAt)}
 	return outbox.Draft{Type: typ, CompanyID: r.CompanyID, EntityType: EntityServiceRequest, EntityID: r.ID, Data: data,
 		RequestID: outbox.RequestID(ctx)}, nil

@@ -2,13 +2,15 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/zcustody/suite/platform/apitime"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/trading"
@@ -31,27 +33,15 @@ func (s *Store) Outboxes() []*mongo.Collection {
 	return []*mongo.Collection{s.db.Collection(colWallets), s.db.Collection(colAddresses), s.journal.Outbox()}
 }
 
-// walletData is a wallet's event data: its fields as the wallet search (endpoint 2) shows
-// them, less the balances. Balances move through the journal, not through the wallet's
-// changes; a copy here would be stale at once.
-type walletData struct {
-	ID               string          `json:"id"`
-	VenueID          string          `json:"venueId"`
-	Name             string          `json:"name"`
-	Status           string          `json:"status"`
-	CompanyID        string          `json:"companyId"`
-	Currency         string          `json:"currency"`
-	CustomProperties json.RawMessage `json:"customProperties,omitempty"`
-	CreatedBy        string          `json:"createdBy"`
-	CreatedAt        string          `json:"createdAt"`
-	UpdatedAt        string          `json:"updatedAt"`
-}
-
-func (d walletDoc) data() walletData {
-	out := walletData{ID: d.ID, VenueID: d.VenueID, Name: d.Name, Status: d.Status, CompanyID: d.CompanyID, Currency: d.Currency,
+// data is a wallet's event data: its fields as the wallet search (endpoint 2) shows them,
+// less the balances. Balances move through the journal, not through the wallet's changes; a
+// copy here would be stale at once.
+func (d walletDoc) data() *eventsv1.WalletEventData {
+	out := &eventsv1.WalletEventData{Id: d.ID, VenueId: d.VenueID, Name: d.Name, Status: d.Status, CompanyId: d.CompanyID, Currency: d.Currency,
 		CreatedBy: d.CreatedBy, CreatedAt: apitime.Format(d.CreatedAt), UpdatedAt: apitime.Format(d.UpdatedAt)}
-	if json.Valid([]byte(d.CustomProperties)) {
-		out.CustomProperties = json.RawMessage(d.CustomProperties)
+	props := &structpb.Struct{}
+	if protojson.Unmarshal([]byte(d.CustomProperties), props) == nil {
+		out.CustomProperties = props
 	}
 	return out
 }
@@ -61,44 +51,18 @@ func walletEvent(ctx context.Context, typ string, d walletDoc) outbox.Draft {
 	return outbox.Draft{Type: typ, CompanyID: d.CompanyID, EntityType: EntityWallet, EntityID: d.ID, Data: d.data(), RequestID: outbox.RequestID(ctx)}
 }
 
-type postalData struct {
-	Address1 string `json:"address1"`
-	Address2 string `json:"address2"`
-	City     string `json:"city"`
-	Country  string `json:"country"`
-	ZipCode  string `json:"zipCode"`
+func (p partyDoc) data() *eventsv1.EventParty {
+	a := p.Address
+	return &eventsv1.EventParty{Id: p.ID, Name: p.Name, Address: &eventsv1.EventPostalAddress{Address1: a.Address1, Address2: a.Address2,
+		City: a.City, Country: a.Country, ZipCode: a.ZipCode}}
 }
 
-type partyData struct {
-	ID      string     `json:"id"`
-	Name    string     `json:"name"`
-	Address postalData `json:"address"`
-}
-
-type integrityData struct {
-	Signature         string `json:"signature"`
-	OperatorPublicKey string `json:"operatorPublicKey"`
-}
-
-// addressData is a vault address's event data: the generated address as the address list
+// data is a vault address's event data: the generated address as the address list
 // (endpoint 7) shows it.
-type addressData struct {
-	Address          string        `json:"address"`
-	Ledger           string        `json:"ledger"`
-	WalletID         string        `json:"walletId"`
-	CurrencyID       string        `json:"currencyId"`
-	WalletOwner      partyData     `json:"walletOwner"`
-	Custodian        partyData     `json:"custodian"`
-	IntegrityDetails integrityData `json:"integrityDetails"`
-}
-
-func (p partyDoc) data() partyData {
-	return partyData{ID: p.ID, Name: p.Name, Address: postalData(p.Address)}
-}
-
-func (d addressDoc) data() addressData {
-	return addressData{Address: d.Address, Ledger: d.Ledger, WalletID: d.WalletID, CurrencyID: d.CurrencyID,
-		WalletOwner: d.WalletOwner.data(), Custodian: d.Custodian.data(), IntegrityDetails: integrityData(d.Integrity)}
+func (d addressDoc) data() *eventsv1.AddressEventData {
+	return &eventsv1.AddressEventData{Address: d.Address, Ledger: d.Ledger, WalletId: d.WalletID, CurrencyId: d.CurrencyID,
+		WalletOwner: d.WalletOwner.data(), Custodian: d.Custodian.data(),
+		IntegrityDetails: &eventsv1.EventIntegrity{Signature: d.Integrity.Signature, OperatorPublicKey: d.Integrity.OperatorPublicKey}}
 }
 
 // newWalletDocument is the document of a new wallet with its wallet.created event staged.

@@ -108,6 +108,9 @@ func finish(root *yaml.Node) error {
 	if components == nil {
 		return errors.New("no components: is the base document merged?")
 	}
+	if err := webhooks(root, components); err != nil {
+		return err
+	}
 	pruneSchemas(root, get(components, "schemas"))
 	arrayItems(root)
 	if err := shortSchemaNames(root, get(components, "schemas")); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/logging"
+	eventsv1 "github.com/zcustody/suite/proto/events/v1"
 	"github.com/zcustody/suite/services/interchange/whitelist/address"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
@@ -30,28 +31,15 @@ func (s *Store) Outboxes() []*mongo.Collection {
 	return []*mongo.Collection{s.db.Collection(colWhitelisted)}
 }
 
-// whitelistedData is a whitelisted address as endpoint 9 lists it.
-type whitelistedData struct {
-	Address        string   `json:"address"`
-	AddressPurpose []string `json:"addressPurpose"`
-	Status         string   `json:"status"`
-	PreviousStatus string   `json:"previousStatus,omitempty"`
-	CreatedAt      string   `json:"createdAt"`
-	Blockchain     string   `json:"blockchain"`
-	BlockchainID   string   `json:"blockchainId"`
-}
-
 // whitelistedDraft is the event eventType of w as the change leaves it (from previous; none
 // for a new address).
 func whitelistedDraft(ctx context.Context, eventType string, w address.Whitelisted, previous string) outbox.Draft {
 	r, _ := logging.FromContext(ctx)
-	purposes := w.Purposes
-	if purposes == nil {
-		purposes = []string{}
-	}
 	return outbox.Draft{Type: eventType, CompanyID: w.CompanyID, EntityType: EntityWhitelisted, EntityID: w.ID,
-		Data: whitelistedData{Address: w.Address, AddressPurpose: purposes, Status: w.Status, PreviousStatus: previous,
-			CreatedAt: apitime.Format(w.CreatedAt), Blockchain: w.Blockchain, BlockchainID: address.BlockchainID(w.Blockchain)},
+		// As endpoint 9 lists it.
+		Data: &eventsv1.WhitelistedAddressEventData{Address: w.Address, AddressPurpose: w.Purposes, Status: w.Status,
+			PreviousStatus: outbox.IfSet(previous), CreatedAt: apitime.Format(w.CreatedAt), Blockchain: w.Blockchain,
+			BlockchainId: address.BlockchainID(w.Blockchain)},
 		RequestID: r.ID}
 }
 
