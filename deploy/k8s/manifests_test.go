@@ -423,12 +423,14 @@ func checkSetting(t *testing.T, r rendered, name, want string) {
 // to be visible). WEBHOOK_SCHEDULE stays unset: the default schedule, 13
 // attempts over about 32 h.
 var wantDispatcherEnv = map[string]string{
-	"WEBHOOK_TIMEOUT":   "15s",
-	"SUSPEND_AFTER":     "120h",
-	"DISPATCH_INTERVAL": "100ms",
-	"DELIVERY_LEASE":    "30s",
-	"WEBHOOK_RETENTION": "720h",
-	"WEBHOOK_SCHEDULE":  "",
+	"WEBHOOK_TIMEOUT":           "15s",
+	"SUSPEND_AFTER":             "120h",
+	"DISPATCH_INTERVAL":         "100ms",
+	"DISPATCH_WORKERS":          "8",
+	"DISPATCH_PER_SUBSCRIPTION": "2",
+	"DELIVERY_LEASE":            "30s",
+	"WEBHOOK_RETENTION":         "720h",
+	"WEBHOOK_SCHEDULE":          "",
 }
 
 // webhookDevSwitches let deliveries use http and reach private addresses:

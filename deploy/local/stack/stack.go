@@ -178,8 +178,8 @@ func services(opts Options) map[string]runner {
 		dispatchapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			c.EventsAddr, c.Database = "", eventsapp.Name // it shares the events service's database
 			return dispatchapp.Run(ctx, dispatchapp.Config{Common: c, WebhookConfig: demoWebhooks, Schedule: LocalSchedule,
-				Timeout: 5 * time.Second, SuspendAfter: 5 * 24 * time.Hour, Interval: 100 * time.Millisecond, Lease: 10 * time.Second,
-				Retention: 30 * 24 * time.Hour}, l)
+				Timeout: 5 * time.Second, SuspendAfter: 5 * 24 * time.Hour, Interval: 100 * time.Millisecond, Workers: 8, PerSubscription: 2,
+				Lease: 10 * time.Second, Retention: 30 * 24 * time.Hour}, l)
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/zcustody/suite/platform/webhook"
 	"github.com/zcustody/suite/services/events"
 	"github.com/zcustody/suite/services/events/store"
+	"github.com/zcustody/suite/services/internal/wake"
 )
 
 // Defaults of Options.
@@ -42,17 +43,25 @@ type Options struct {
 	Lease time.Duration
 	// Retention is how long attempts and finished deliveries are kept.
 	Retention time.Duration
-	// Batch bounds the events fanned out per subscription and the deliveries sent per pass;
-	// Workers the concurrent requests.
-	Batch, Workers int
-	Now            func() time.Time
-	Logger         *slog.Logger
+	// Batch bounds the events fanned out per subscription per pass; Workers the requests in
+	// flight at once, PerSubscription those of one subscription (default: a quarter of
+	// Workers, at least one), so that slow endpoints never hold all the workers.
+	Batch, Workers, PerSubscription int
+	Now                             func() time.Time
+	Logger                          *slog.Logger
 }
 
 // Dispatcher runs the passes; several may run over one database (replicas).
 type Dispatcher struct {
 	st   *store.Store
 	opts Options
+
+	mu       sync.Mutex
+	inFlight map[string]string // delivery ids being sent: their subscription and entity
+	perSub   map[string]int    // requests in flight per subscription
+	errs     []error           // of the requests since the last Wait
+	running  sync.WaitGroup
+	freed    *wake.Signal
 }
 
 // New returns a dispatcher over st.
@@ -72,6 +81,9 @@ func New(st *store.Store, opts Options) *Dispatcher {
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
 	}
+	if opts.PerSubscription <= 0 {
+		opts.PerSubscription = max(1, opts.Workers/4)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -84,24 +96,47 @@ func New(st *store.Store, opts Options) *Dispatcher {
 	if opts.Client == nil {
 		opts.Client = webhook.NewClient(webhook.ClientConfig{})
 	}
-	return &Dispatcher{st: st, opts: opts}
+	return &Dispatcher{st: st, opts: opts, inFlight: map[string]string{}, perSub: map[string]int{}, freed: wake.New()}
 }
 
 func (d *Dispatcher) now() time.Time { return d.opts.Now().UTC() }
 
-// Pass runs one fan-out and one delivery pass and returns how many deliveries it made and
-// attempted; an error is logged by the caller and the next pass tries again (a database gone
-// away never stops the dispatcher).
-func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
+// Dispatch runs one fan-out and starts the due deliveries that fit in the free workers, and
+// returns how many deliveries it made and started; it does not wait for the requests, so a
+// slow endpoint holds only its own workers, never the next pass. An error is logged by the
+// caller and the next pass tries again (a database gone away never stops the dispatcher);
+// a request's own error is logged when it ends.
+func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
 	// One read of the delivering subscriptions serves both halves of the pass.
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
 		return 0, err
 	}
 	made, ferr := d.fanOut(ctx, subs)
-	sent, derr := d.deliverAll(ctx, subs)
-	return made + sent, errors.Join(ferr, derr)
+	started, derr := d.start(ctx, subs)
+	return made + started, errors.Join(ferr, derr)
 }
+
+// Pass is Dispatch that waits for every request in flight and returns their errors too.
+func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
+	n, err := d.Dispatch(ctx)
+	return n, errors.Join(err, d.Wait())
+}
+
+// Wait waits for the requests in flight and returns the errors of those that ended since the
+// last Wait.
+func (d *Dispatcher) Wait() error {
+	d.running.Wait()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := errors.Join(d.errs...)
+	d.errs = nil
+	return err
+}
+
+// Freed returns a channel closed the next time a request ends (a worker is free): the poller
+// starts the next due delivery at once instead of after its idle wait.
+func (d *Dispatcher) Freed() <-chan struct{} { return d.freed.C() }
 
 // FanOut makes the deliveries of the events logged after each delivering subscription's
 // cursor (up to the watermark, at most Batch per subscription) and moves the cursor past
@@ -166,102 +201,122 @@ func (d *Dispatcher) fanOut(ctx context.Context, subs []events.Subscription) (in
 	return made, errors.Join(errs...)
 }
 
-// Deliver sends the due deliveries of the delivering subscriptions, at most Batch shared
-// fairly among companies and their subscriptions (fairShare), Workers at a time, and returns
-// how many attempts it made.
+// Deliver starts the due deliveries of the delivering subscriptions that fit in the free
+// workers (fairShare) and waits for every request in flight; it returns how many it started.
 func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return d.deliverAll(ctx, subs)
+	n, err := d.start(ctx, subs)
+	return n, errors.Join(err, d.Wait())
 }
 
-func (d *Dispatcher) deliverAll(ctx context.Context, subs []events.Subscription) (int, error) {
-	bySub := make(map[string]*events.Subscription, len(subs))
-	for i := range subs {
-		bySub[subs[i].ID] = &subs[i]
+// start picks due deliveries for the free workers, within each subscription's free share of
+// PerSubscription, and sends each in its own goroutine.
+func (d *Dispatcher) start(ctx context.Context, subs []events.Subscription) (int, error) {
+	d.mu.Lock()
+	free := d.opts.Workers - len(d.inFlight)
+	room := make(map[string]int, len(subs))
+	for _, sub := range subs {
+		room[sub.ID] = d.opts.PerSubscription - d.perSub[sub.ID]
 	}
-	due, err := d.fairShare(ctx, subs)
+	busy := make(map[string]bool, len(d.inFlight))
+	for _, k := range d.inFlight {
+		busy[k] = true
+	}
+	d.mu.Unlock()
+	if free <= 0 {
+		return 0, nil
+	}
+	due, err := d.fairShare(ctx, subs, room, busy, free)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
-	var (
-		mu        sync.Mutex
-		made      int
-		errs      []error
-		suspended = map[string]bool{}
-		wg        sync.WaitGroup
-		work      = make(chan events.Delivery)
-	)
-	for range min(d.opts.Workers, len(due)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for dl := range work {
-				mu.Lock()
-				skip := suspended[dl.SubscriptionID]
-				mu.Unlock()
-				if skip {
-					continue
-				}
-				tried, gone, err := d.deliver(ctx, *bySub[dl.SubscriptionID], dl)
-				mu.Lock()
-				if tried {
-					made++
-				}
-				if gone {
-					suspended[dl.SubscriptionID] = true
-				}
-				if err != nil {
-					errs = append(errs, err)
-				}
-				mu.Unlock()
-			}
-		}()
+	bySub := make(map[string]events.Subscription, len(subs))
+	for _, sub := range subs {
+		bySub[sub.ID] = sub
 	}
+	started := 0
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, dl := range due {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || len(d.inFlight) >= d.opts.Workers {
 			break
 		}
-		work <- dl
+		if _, ok := d.inFlight[dl.ID]; ok || d.perSub[dl.SubscriptionID] >= d.opts.PerSubscription {
+			continue
+		}
+		d.inFlight[dl.ID] = entityKey(dl)
+		d.perSub[dl.SubscriptionID]++
+		d.running.Add(1)
+		started++
+		go func() {
+			_, _, err := d.deliver(ctx, bySub[dl.SubscriptionID], dl)
+			if err != nil && ctx.Err() == nil {
+				d.opts.Logger.Warn("webhook delivery", "delivery", dl.ID, "error", err.Error())
+			}
+			d.mu.Lock()
+			delete(d.inFlight, dl.ID)
+			if d.perSub[dl.SubscriptionID]--; d.perSub[dl.SubscriptionID] <= 0 {
+				delete(d.perSub, dl.SubscriptionID)
+			}
+			if err != nil {
+				d.errs = append(d.errs, err)
+			}
+			d.mu.Unlock()
+			d.running.Done()
+			d.freed.Notify()
+		}()
 	}
-	close(work)
-	wg.Wait()
-	return made, errors.Join(errs...)
+	return started, nil
 }
 
-// fairShare picks a pass's deliveries so that no company, and no subscription of a company,
-// takes the pass from the others: each subscription offers at most its share of Batch (its
-// due deliveries in log order), and the pass takes them round-robin, company by company,
-// then subscription by subscription within a company. A company with many slow endpoints or
-// a deep backlog gets its turn like the rest, not the whole pass.
-func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription) ([]events.Delivery, error) {
-	if len(subs) == 0 {
-		return nil, nil
-	}
-	share := max(1, d.opts.Batch/len(subs))
+// fairShare picks up to limit deliveries so that no company, and no subscription of a
+// company, takes the free workers from the others: each subscription offers at most its room
+// (its due deliveries in log order, one per entity and none of an entity being sent: a later
+// event of an entity would only be held), and they are taken round-robin, company by
+// company, then subscription by subscription within a company. A company with many slow
+// endpoints or a deep backlog gets its turn like the rest, not every worker.
+func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription, room map[string]int, busy map[string]bool, limit int) ([]events.Delivery, error) {
 	byCompany := map[string][][]events.Delivery{}
 	var companies []string
 	now := d.now()
 	for _, sub := range subs {
-		due, err := d.st.DueDeliveries(ctx, []string{sub.ID}, now, share)
+		if room[sub.ID] <= 0 {
+			continue
+		}
+		// Read a few more than the room: some may be of an entity already taken.
+		due, err := d.st.DueDeliveries(ctx, []string{sub.ID}, now, max(room[sub.ID], min(4*room[sub.ID], d.opts.Batch)))
 		if err != nil {
 			return nil, err
 		}
-		if len(due) == 0 {
+		taken := map[string]bool{}
+		offer := due[:0]
+		for _, dl := range due {
+			if k := entityKey(dl); !busy[k] && !taken[k] && len(offer) < room[sub.ID] {
+				taken[k] = true
+				offer = append(offer, dl)
+			}
+		}
+		if len(offer) == 0 {
 			continue
 		}
 		if _, seen := byCompany[sub.CompanyID]; !seen {
 			companies = append(companies, sub.CompanyID)
 		}
-		byCompany[sub.CompanyID] = append(byCompany[sub.CompanyID], due)
+		byCompany[sub.CompanyID] = append(byCompany[sub.CompanyID], offer)
 	}
 	perCompany := make([][]events.Delivery, len(companies))
 	for i, c := range companies {
 		perCompany[i] = roundRobin(byCompany[c], -1)
 	}
-	return roundRobin(perCompany, d.opts.Batch), nil
+	return roundRobin(perCompany, limit), nil
+}
+
+// entityKey names dl's subscription and entity: one request per key at a time.
+func entityKey(dl events.Delivery) string {
+	return dl.SubscriptionID + "\x00" + dl.Entity.Type + "\x00" + dl.Entity.ID
 }
 
 // roundRobin takes one from each list in turn until all are empty or limit are taken

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -725,8 +726,8 @@ func TestACompanysBacklogDoesNotTakeThePass(t *testing.T) {
 	if got := len(quick.delivered()); got != 1 {
 		t.Errorf("ZB's event delivered %d times in the first pass, want once: ZA's backlog took the pass", got)
 	}
-	if got := len(slow.delivered()); got != 5 {
-		t.Errorf("ZA's deliveries in the first pass: %d, want its share of the batch (10 over 2 subscriptions: 5)", got)
+	if got := len(slow.delivered()); got != 1 {
+		t.Errorf("ZA's deliveries in the first pass: %d, want its share of the 2 workers (PerSubscription 1)", got)
 	}
 }
 
@@ -756,5 +757,61 @@ func TestEventsDeletedBeforeDeliveryAreShownMissed(t *testing.T) {
 	}
 	if m := after.Missed; m == nil || m.From != 1 || m.To != 3 {
 		t.Errorf("missed = %+v, want positions 1 to 3", m)
+	}
+}
+
+// TestASlowEndpointHoldsOnlyItsOwnWorkers: while one subscription's endpoint sits on its
+// requests, passes go on: another subscription's events are delivered, and the slow one never
+// has more than PerSubscription requests open, however deep its backlog.
+func TestASlowEndpointHoldsOnlyItsOwnWorkers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	release := make(chan struct{})
+	var open, most atomic.Int32
+	slow := newReceiver(t, func(received, int) int {
+		n := open.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		open.Add(-1)
+		return http.StatusOK
+	})
+	quick := newReceiver(t, func(received, int) int { return http.StatusOK })
+	e.subscribe("ZA", slow.URL)
+	e.subscribe("ZB", quick.URL)
+	var backlog []pevents.Event
+	for i := range 20 {
+		backlog = append(backlog, event("ZA", fmt.Sprintf("A-%d", i), 1))
+	}
+	e.publish(backlog...)
+	d := e.dispatcher("one", dispatch.Options{Workers: 4, PerSubscription: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		close(release)
+		cancel()
+		_ = d.Wait()
+	}()
+	if _, err := d.Dispatch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// ZB's events come while ZA's first requests are still open.
+	for i := range 5 {
+		e.publish(event("ZB", fmt.Sprintf("B-%d", i), 1))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(quick.delivered()) < 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("ZB got %d of its 5 events while ZA's endpoint was slow", len(quick.delivered()))
+		}
+		if _, err := d.Dispatch(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(slow.all()) != 0 {
+		t.Fatalf("ZA's endpoint answered %d requests before it was released", len(slow.all()))
+	}
+	if got := most.Load(); got == 0 || got > 2 {
+		t.Errorf("ZA had at most %d requests open, want some and no more than its PerSubscription (2)", got)
 	}
 }

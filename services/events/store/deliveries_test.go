@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -268,5 +269,61 @@ func TestDeliveringSubscriptionsAreAllRead(t *testing.T) {
 	subs, err := st.DeliveringSubscriptions(context.Background())
 	if err != nil || len(subs) != n || subs[0].ID != "sub_00000" || subs[n-1].ID != fmt.Sprintf("sub_%05d", n-1) {
 		t.Fatalf("%d delivering subscriptions, %v; want all %d in id order, the switched-off one left out", len(subs), err, n)
+	}
+}
+
+// TestDeleteSubscriptionDropsItsWaitingDeliveriesInPages: deleting a subscription with a
+// backlog of more than two pages drops every waiting delivery of it (pending or failed),
+// keeps the delivered ones (history until retention) and another subscription's, and then
+// the subscription.
+func TestDeleteSubscriptionDropsItsWaitingDeliveriesInPages(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	c := newClock()
+	st := newStore(t, db, "one", time.Minute, c.now)
+	sub, other := subscribe(t, st, "ZA", c.now()), subscribe(t, st, "ZA", c.now())
+	const n = 2100
+	docs := make([]any, 0, n+2)
+	for i := range n {
+		status := events.DeliveryPending
+		if i%3 == 0 {
+			status = events.DeliveryFailed
+		}
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("%s:evt_%05d", sub.ID, i)}, {Key: "subscriptionId", Value: sub.ID},
+			{Key: "companyId", Value: "ZA"}, {Key: "status", Value: status}})
+	}
+	docs = append(docs,
+		bson.D{{Key: "_id", Value: sub.ID + ":evt_done"}, {Key: "subscriptionId", Value: sub.ID}, {Key: "companyId", Value: "ZA"},
+			{Key: "status", Value: events.DeliveryDelivered}},
+		bson.D{{Key: "_id", Value: other.ID + ":evt_00000"}, {Key: "subscriptionId", Value: other.ID}, {Key: "companyId", Value: "ZA"},
+			{Key: "status", Value: events.DeliveryPending}})
+	if _, err := db.Collection("deliveries").InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := st.DeleteSubscription(context.Background(), "ZA", sub.ID)
+	if err != nil || gone != n {
+		t.Fatalf("DeleteSubscription = %d, %v; want its %d waiting deliveries dropped", gone, err, n)
+	}
+	cur, err := db.Collection("deliveries").Find(context.Background(),
+		bson.D{{Key: "subscriptionId", Value: bson.D{{Key: "$in", Value: bson.A{sub.ID, other.ID}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	if want := []string{other.ID + ":evt_00000", sub.ID + ":evt_done"}; !slices.Equal(ids, slices.Sorted(slices.Values(want))) {
+		t.Errorf("deliveries left %v, want %v", ids, want)
+	}
+	if _, err := st.Subscription(context.Background(), "ZA", sub.ID); !errors.Is(err, apperr.ErrNotFound) {
+		t.Errorf("the subscription after its deletion: %v, want not found", err)
 	}
 }

@@ -135,14 +135,23 @@ func (d subscriptionDoc) subscription() events.Subscription {
 // InsertSubscription stores a new subscription, refusing one over the company's
 // events.MaxSubscriptions (rejected ones aside) or events.MaxKept (all).
 func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription) error {
-	col := s.db.Collection(colSubscriptions)
-	all, err := col.CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}})
+	// One read of the company's statuses (at most MaxKept of them) counts both limits.
+	cur, err := s.db.Collection(colSubscriptions).Find(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}},
+		options.Find().SetProjection(bson.D{{Key: "status", Value: 1}}).SetLimit(events.MaxKept+1))
 	if err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
 	}
-	live, err := col.CountDocuments(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}, {Key: "status", Value: bson.D{{Key: "$ne", Value: events.StatusRejected}}}})
-	if err != nil {
+	var kept []struct {
+		Status string `bson:"status"`
+	}
+	if err := cur.All(ctx, &kept); err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
+	}
+	all, live := len(kept), 0
+	for _, k := range kept {
+		if k.Status != events.StatusRejected {
+			live++
+		}
 	}
 	if live >= events.MaxSubscriptions {
 		return apperr.Precondition(apperr.CodeConflict, "url", "company %s has %d subscriptions, the most it may have: delete one first", sub.CompanyID, live)
@@ -170,16 +179,48 @@ func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int
 	if res.MatchedCount == 0 {
 		return 0, apperr.ErrNotFound
 	}
-	gone, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "subscriptionId", Value: id},
-		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{events.DeliveryPending, events.DeliveryFailed}}}}})
-	if err != nil {
-		return 0, fmt.Errorf("events: drop the deliveries of %s: %w", id, err)
+	// The waiting deliveries go a page at a time, so no one write grows with the backlog; a
+	// call cut short leaves the subscription switched off with the rest, and the next call
+	// goes on from there.
+	waiting := bson.D{{Key: "subscriptionId", Value: id},
+		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{events.DeliveryPending, events.DeliveryFailed}}}}}
+	gone := 0
+	for {
+		cur, err := s.db.Collection(colDeliveries).Find(ctx, waiting,
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetLimit(deletePage))
+		if err != nil {
+			return gone, fmt.Errorf("events: read the deliveries of %s: %w", id, err)
+		}
+		var page []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &page); err != nil {
+			return gone, fmt.Errorf("events: read the deliveries of %s: %w", id, err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		ids := make(bson.A, len(page))
+		for i, d := range page {
+			ids[i] = d.ID
+		}
+		res, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
+		if err != nil {
+			return gone, fmt.Errorf("events: drop the deliveries of %s: %w", id, err)
+		}
+		gone += int(res.DeletedCount)
+		if len(page) < deletePage {
+			break
+		}
 	}
 	if _, err := col.DeleteOne(ctx, filter); err != nil {
-		return int(gone.DeletedCount), fmt.Errorf("events: delete subscription %s: %w", id, err)
+		return gone, fmt.Errorf("events: delete subscription %s: %w", id, err)
 	}
-	return int(gone.DeletedCount), nil
+	return gone, nil
 }
+
+// deletePage bounds the deliveries one write of DeleteSubscription removes.
+const deletePage = 1000
 
 // Subscription returns company's subscription id; another company's is not found.
 func (s *Store) Subscription(ctx context.Context, company, id string) (events.Subscription, error) {

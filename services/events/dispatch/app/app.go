@@ -34,8 +34,12 @@ type Config struct {
 	// SuspendAfter is the run of nothing but failures after which a subscription is suspended.
 	SuspendAfter time.Duration `env:"SUSPEND_AFTER, default=120h"`
 	Interval     time.Duration `env:"DISPATCH_INTERVAL, default=100ms"`
-	Lease        time.Duration `env:"DELIVERY_LEASE, default=30s"`
-	Retention    time.Duration `env:"WEBHOOK_RETENTION, default=720h"`
+	// Workers are the requests a replica has in flight at once; PerSubscription those of one
+	// subscription, so that slow endpoints never hold every worker.
+	Workers         int           `env:"DISPATCH_WORKERS, default=8"`
+	PerSubscription int           `env:"DISPATCH_PER_SUBSCRIPTION, default=2"`
+	Lease           time.Duration `env:"DELIVERY_LEASE, default=30s"`
+	Retention       time.Duration `env:"WEBHOOK_RETENTION, default=720h"`
 	// Now is the clock (tests); nil is the system clock.
 	Now func() time.Time
 }
@@ -45,6 +49,10 @@ func (c Config) Options() (dispatch.Options, error) {
 	var errs []error
 	if c.Timeout <= 0 || c.SuspendAfter <= 0 || c.Interval <= 0 || c.Lease <= 0 || c.Retention <= 0 {
 		errs = append(errs, errors.New("WEBHOOK_TIMEOUT, SUSPEND_AFTER, DISPATCH_INTERVAL, DELIVERY_LEASE and WEBHOOK_RETENTION must be positive"))
+	}
+	if c.Workers <= 0 || c.PerSubscription <= 0 || c.PerSubscription > c.Workers {
+		errs = append(errs, fmt.Errorf("DISPATCH_WORKERS (%d) and DISPATCH_PER_SUBSCRIPTION (%d) must be positive, the second no larger than the first",
+			c.Workers, c.PerSubscription))
 	}
 	if c.Lease <= c.Timeout {
 		errs = append(errs, fmt.Errorf("DELIVERY_LEASE (%s) must outlive WEBHOOK_TIMEOUT (%s)", c.Lease, c.Timeout))
@@ -74,7 +82,7 @@ func (c Config) Options() (dispatch.Options, error) {
 	rules.Timeout = c.Timeout
 	client := webhook.NewClient(rules)
 	return dispatch.Options{Keyring: keyring, Client: client, Schedule: schedule, SuspendAfter: c.SuspendAfter, Lease: c.Lease,
-		Retention: c.Retention, Now: c.Now}, nil
+		Retention: c.Retention, Workers: c.Workers, PerSubscription: c.PerSubscription, Now: c.Now}, nil
 }
 
 // Run starts the dispatcher and runs until ctx ends.
@@ -103,15 +111,18 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	}
 	d := dispatch.New(st, opts)
 	// Nothing in this process learns that events were logged (the events service places them),
-	// so an idle dispatcher backs off to ten intervals at most, not to POLL_IDLE.
-	deps.Poll("dispatch", cfg.Interval, min(cfg.PollIdle, 10*cfg.Interval), nil, func(ctx context.Context) int {
-		n, err := d.Pass(ctx)
+	// so an idle dispatcher backs off to ten intervals at most, not to POLL_IDLE. A pass does
+	// not wait for its requests; a request that ends wakes the next pass.
+	deps.Poll("dispatch", cfg.Interval, min(cfg.PollIdle, 10*cfg.Interval), d.Freed, func(ctx context.Context) int {
+		n, err := d.Dispatch(ctx)
 		if err != nil && ctx.Err() == nil {
 			deps.Logger.Warn("dispatch", "error", err.Error())
 			return 1 // try again soon
 		}
 		return n
 	})
+	// The requests end with the context (their leases lapse); the database stays until they have.
+	deps.OnClose(func() { _ = d.Wait() })
 	deps.Every("dispatch-staged", 10*cfg.Interval, func(ctx context.Context) {
 		if _, err := d.RelayStaged(ctx); err != nil && ctx.Err() == nil {
 			deps.Logger.Warn("dispatch staged events", "error", err.Error())

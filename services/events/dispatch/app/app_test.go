@@ -26,7 +26,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Timeout != 15*time.Second || cfg.SuspendAfter != time.Hour || cfg.Interval != 100*time.Millisecond || cfg.Lease != 30*time.Second ||
-		cfg.Retention != 720*time.Hour || cfg.AllowHTTP || cfg.AllowPrivate {
+		cfg.Retention != 720*time.Hour || cfg.Workers != 8 || cfg.PerSubscription != 2 || cfg.AllowHTTP || cfg.AllowPrivate {
 		t.Errorf("config = %+v", cfg)
 	}
 	opts, err := cfg.Options()
@@ -41,7 +41,7 @@ func TestConfigFromEnv(t *testing.T) {
 // TestConfigRefusals: production refuses plain http, private addresses and short schedules.
 func TestConfigRefusals(t *testing.T) {
 	base := app.Config{WebhookConfig: eventsapp.WebhookConfig{Keys: key, KeyCurrent: "k1"}, Timeout: 15 * time.Second, SuspendAfter: time.Hour, Interval: time.Second,
-		Lease: 30 * time.Second, Retention: time.Hour}
+		Workers: 8, PerSubscription: 2, Lease: 30 * time.Second, Retention: time.Hour}
 	short := base
 	short.Schedule = "1s,2s"
 	if _, err := short.Options(); err != nil {
@@ -51,11 +51,13 @@ func TestConfigRefusals(t *testing.T) {
 		change func(*app.Config)
 		want   string
 	}{
-		"http in production":     {func(c *app.Config) { c.Production, c.AllowHTTP = true, true }, "WEBHOOK_ALLOW_HTTP"},
-		"private in production":  {func(c *app.Config) { c.Production, c.AllowPrivate = true, true }, "WEBHOOK_ALLOW_PRIVATE"},
-		"short in production":    {func(c *app.Config) { c.Production, c.Schedule = true, "1s,2s" }, "WEBHOOK_SCHEDULE"},
-		"lease within a timeout": {func(c *app.Config) { c.Lease = 10 * time.Second }, "DELIVERY_LEASE"},
-		"no keys":                {func(c *app.Config) { c.Keys = "" }, "WEBHOOK_KEYS"},
+		"http in production":      {func(c *app.Config) { c.Production, c.AllowHTTP = true, true }, "WEBHOOK_ALLOW_HTTP"},
+		"private in production":   {func(c *app.Config) { c.Production, c.AllowPrivate = true, true }, "WEBHOOK_ALLOW_PRIVATE"},
+		"short in production":     {func(c *app.Config) { c.Production, c.Schedule = true, "1s,2s" }, "WEBHOOK_SCHEDULE"},
+		"lease within a timeout":  {func(c *app.Config) { c.Lease = 10 * time.Second }, "DELIVERY_LEASE"},
+		"no keys":                 {func(c *app.Config) { c.Keys = "" }, "WEBHOOK_KEYS"},
+		"no workers":              {func(c *app.Config) { c.Workers = 0 }, "DISPATCH_WORKERS"},
+		"a subscription over all": {func(c *app.Config) { c.PerSubscription = 9 }, "DISPATCH_PER_SUBSCRIPTION"},
 	} {
 		c := base
 		tc.change(&c)
