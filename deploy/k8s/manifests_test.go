@@ -459,7 +459,13 @@ func checkWebhookSettings(t *testing.T, r rendered, production bool) {
 		if value == "" {
 			continue
 		}
-		if name == "WEBHOOK_SCHEDULE" {
+		switch name {
+		case "WEBHOOK_SCHEDULE":
+			continue
+		case "DISPATCH_WORKERS", "DISPATCH_PER_SUBSCRIPTION":
+			if n, err := strconv.Atoi(value); err != nil || n <= 0 {
+				t.Errorf("Deployment dispatcher: %s=%q: want a positive count", name, value)
+			}
 			continue
 		}
 		d, err := time.ParseDuration(value)
