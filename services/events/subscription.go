@@ -298,3 +298,35 @@ func (s Subscription) SigningKeys(now time.Time, keys *webhook.Keyring) (webhook
 	k.Signing = ed25519.NewKeyFromSeed(seed)
 	return k, nil
 }
+
+// Reseal seals again, under keys' current key, every sealed value of s that another key
+// sealed (its secrets, its signing seed and a pending secret), and reports whether any was.
+// The plain values do not change: signatures stay the same.
+func (s *Subscription) Reseal(keys *webhook.Keyring) (bool, error) {
+	changed := false
+	reseal := func(v *webhook.Sealed, label string) error {
+		if !keys.NeedsReseal(*v) {
+			return nil
+		}
+		out, err := keys.Reseal(*v, label)
+		if err != nil {
+			return fmt.Errorf("subscription %s: %w", s.ID, err)
+		}
+		*v, changed = out, true
+		return nil
+	}
+	for i := range s.Secrets {
+		if err := reseal(&s.Secrets[i].Sealed, SecretLabel(s.ID)); err != nil {
+			return false, err
+		}
+	}
+	if err := reseal(&s.Seed, SeedLabel(s.ID)); err != nil {
+		return false, err
+	}
+	if c := s.Pending; c != nil && c.Kind == ChangeSecret {
+		if err := reseal(&c.Secret, SecretLabel(s.ID)); err != nil {
+			return false, err
+		}
+	}
+	return changed, nil
+}

@@ -485,5 +485,43 @@ func (d *Dispatcher) Prune(ctx context.Context) (int64, error) {
 	return d.st.PruneDeliveries(ctx, d.now().Add(-d.opts.Retention))
 }
 
+// Reseal seals every subscription's secrets and signing seed under the keyring's current key
+// (after a key-encryption key rotation) and returns how many subscriptions it resealed and
+// how many still hold a value sealed under another key (changed while the pass ran, or
+// unreadable: logged). An old key may leave WEBHOOK_KEYS once a pass finds none left.
+func (d *Dispatcher) Reseal(ctx context.Context) (resealed, left int, err error) {
+	after := ""
+	for {
+		page, err := d.st.SubscriptionsAfter(ctx, after)
+		if err != nil {
+			return resealed, left, err
+		}
+		for _, sub := range page {
+			changed, err := sub.Reseal(d.opts.Keyring)
+			if err != nil {
+				d.opts.Logger.Warn("reseal webhook subscription", "subscription", sub.ID, "error", err.Error())
+				left++
+				continue
+			}
+			if !changed {
+				continue
+			}
+			ok, err := d.st.SaveSealed(ctx, sub)
+			if err != nil {
+				return resealed, left, err
+			}
+			if ok {
+				resealed++
+			} else {
+				left++
+			}
+		}
+		if len(page) == 0 {
+			return resealed, left, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
 // RelayStaged appends the suspension events a crash left staged.
 func (d *Dispatcher) RelayStaged(ctx context.Context) (int, error) { return d.st.RelayStaged(ctx) }

@@ -815,3 +815,65 @@ func TestASlowEndpointHoldsOnlyItsOwnWorkers(t *testing.T) {
 		t.Errorf("ZA had at most %d requests open, want some and no more than its PerSubscription (2)", got)
 	}
 }
+
+// TestResealAfterAKeyRotation: after the key-encryption key moves from k1 to k2, a reseal
+// pass puts every sealed value under k2 (secret, seed, a pending secret); a dispatcher that
+// no longer holds k1 then signs with the same secret and seed as before, and a second pass
+// finds nothing to do.
+func TestResealAfterAKeyRotation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	rc := newReceiver(t, nil)
+	s := e.subscribe("ZA", rc.URL)
+	// A secret rotation waiting for its checker, sealed under k1 too.
+	stored, err := e.st.Subscription(context.Background(), "ZA", s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stored.ProposeSecret("maker", e.now(), e.keys); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.SaveSubscription(context.Background(), stored); err != nil {
+		t.Fatal(err)
+	}
+	k1 := []byte("0123456789abcdef0123456789abcdef")
+	k2 := []byte("fedcba9876543210fedcba9876543210")
+	both, err := webhook.NewKeyring("k2", map[string][]byte{"k1": k1, "k2": k2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dispatch.New(e.st, dispatch.Options{Owner: "one", Keyring: both, Client: webhook.NewClient(webhook.ClientConfig{AllowHTTP: true, AllowPrivate: true})})
+	if resealed, left, err := d.Reseal(context.Background()); err != nil || resealed != 1 || left != 0 {
+		t.Fatalf("Reseal = %d, %d, %v; want the one subscription resealed, none left", resealed, left, err)
+	}
+	after, err := e.st.Subscription(context.Background(), "ZA", s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Seed.KeyID != "k2" || after.Secrets[0].Sealed.KeyID != "k2" || after.Pending == nil || after.Pending.Secret.KeyID != "k2" {
+		t.Errorf("after the pass: seed under %s, secret under %s, pending %+v; want all under k2", after.Seed.KeyID,
+			after.Secrets[0].Sealed.KeyID, after.Pending)
+	}
+	if after.Version != stored.Version+1 {
+		t.Errorf("version %d, want %d: resealing changes nothing a maker sees", after.Version, stored.Version+1)
+	}
+	if resealed, left, err := d.Reseal(context.Background()); err != nil || resealed != 0 || left != 0 {
+		t.Errorf("a second pass = %d, %d, %v; want nothing to do", resealed, left, err)
+	}
+	// k1 gone: the dispatcher still signs with the subscription's own secret and seed.
+	onlyK2, err := webhook.NewKeyring("k2", map[string][]byte{"k2": k2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := event("ZA", "S-1", 1)
+	e.publish(ev)
+	d2 := dispatch.New(e.st, dispatch.Options{Owner: "two", Keyring: onlyK2, Client: webhook.NewClient(webhook.ClientConfig{AllowHTTP: true, AllowPrivate: true})})
+	until(t, 10*time.Second, func() bool { return len(rc.delivered()) == 1 }, d2)
+	g := rc.all()[0]
+	if err := webhook.Verify(g.header, g.body, s.secret, nil, time.Now()); err != nil {
+		t.Errorf("v1 after the rotation: %v", err)
+	}
+	if err := webhook.Verify(g.header, g.body, nil, s.pub, time.Now()); err != nil {
+		t.Errorf("v1a after the rotation: %v", err)
+	}
+}

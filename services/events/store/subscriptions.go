@@ -219,6 +219,30 @@ func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int
 	return gone, nil
 }
 
+// SubscriptionsAfter lists every company's subscriptions after id after, in id order, a page
+// of at most subscriptionPage: the key rotation's pass over all of them.
+func (s *Store) SubscriptionsAfter(ctx context.Context, after string) ([]events.Subscription, error) {
+	return s.findSubscriptions(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}})
+}
+
+// SaveSealed writes sub's sealed values (its secrets, its seed and a pending secret) over
+// the version it was read at, without moving the version: resealing changes no value a maker
+// or checker sees. False if the subscription changed since it was read (the next pass
+// reseals what it holds then).
+func (s *Store) SaveSealed(ctx context.Context, sub events.Subscription) (bool, error) {
+	d := toSubscriptionDoc(sub)
+	set := bson.D{{Key: "secrets", Value: d.Secrets}, {Key: "seed", Value: d.Seed}}
+	if d.Pending != nil && d.Pending.Secret != nil {
+		set = append(set, bson.E{Key: "pending.secret", Value: d.Pending.Secret})
+	}
+	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: sub.ID}, {Key: "version", Value: sub.Version}},
+		bson.D{{Key: "$set", Value: set}})
+	if err != nil {
+		return false, fmt.Errorf("events: reseal subscription %s: %w", sub.ID, err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
 // deletePage bounds the deliveries one write of DeleteSubscription removes.
 const deletePage = 1000
 

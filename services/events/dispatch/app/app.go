@@ -128,6 +128,26 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 			deps.Logger.Warn("dispatch staged events", "error", err.Error())
 		}
 	})
+	// After a key-encryption key rotation (WEBHOOK_KEY_CURRENT moved): a minute after start,
+	// then hourly while nothing is left to do.
+	deps.Poll("dispatch-reseal", time.Minute, time.Hour, nil, func(ctx context.Context) int {
+		resealed, left, err := d.Reseal(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			deps.Logger.Warn("reseal webhook subscriptions", "error", err.Error())
+			return 1
+		case resealed > 0 || left > 0:
+			deps.Logger.Info("resealed webhook subscriptions under the current key", "key", opts.Keyring.Current(),
+				"resealed", resealed, "left", left)
+		default:
+			// What an operator waits for before dropping an old key from WEBHOOK_KEYS.
+			deps.Logger.Info("every webhook subscription is sealed under the current key", "key", opts.Keyring.Current())
+		}
+		// A pass that resealed something looks again soon (a subscription that changed
+		// meanwhile is left for it); one with nothing to do, or only unreadable values,
+		// backs off to hourly.
+		return resealed
+	})
 	deps.Every("dispatch-retention", time.Hour, func(ctx context.Context) {
 		if _, err := d.Prune(ctx); err != nil && ctx.Err() == nil {
 			deps.Logger.Warn("dispatch retention", "error", err.Error())
