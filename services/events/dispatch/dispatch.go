@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,10 +47,11 @@ type Options struct {
 	Retention time.Duration
 	// Batch bounds the events fanned out per subscription per pass; Workers the requests in
 	// flight at once, PerSubscription those of one subscription (default: a quarter of
-	// Workers, at least one), so that slow endpoints never hold all the workers.
-	Batch, Workers, PerSubscription int
-	Now                             func() time.Time
-	Logger                          *slog.Logger
+	// Workers, at least one) and PerCompany those of one company (default: half of Workers,
+	// at least PerSubscription), so that slow endpoints never hold all the workers.
+	Batch, Workers, PerSubscription, PerCompany int
+	Now                                         func() time.Time
+	Logger                                      *slog.Logger
 }
 
 // Dispatcher runs the passes; several may run over one database (replicas).
@@ -56,12 +59,15 @@ type Dispatcher struct {
 	st   *store.Store
 	opts Options
 
-	mu       sync.Mutex
-	inFlight map[string]string // delivery ids being sent: their subscription and entity
-	perSub   map[string]int    // requests in flight per subscription
-	errs     []error           // of the requests since the last Wait
-	running  sync.WaitGroup
-	freed    *wake.Signal
+	mu         sync.Mutex
+	inFlight   map[string]string // delivery id -> its entityKey
+	perSub     map[string]int    // requests in flight per subscription
+	perCompany map[string]int    // and per company
+	turn       int               // rotates who goes first among equals
+	tried      int               // attempts made since the last count
+	errs       []error           // of the requests since the last Dispatch or Wait
+	running    sync.WaitGroup
+	freed      *wake.Signal
 }
 
 // New returns a dispatcher over st.
@@ -84,6 +90,9 @@ func New(st *store.Store, opts Options) *Dispatcher {
 	if opts.PerSubscription <= 0 {
 		opts.PerSubscription = max(1, opts.Workers/4)
 	}
+	if opts.PerCompany <= 0 {
+		opts.PerCompany = max(opts.PerSubscription, opts.Workers/2)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -96,31 +105,49 @@ func New(st *store.Store, opts Options) *Dispatcher {
 	if opts.Client == nil {
 		opts.Client = webhook.NewClient(webhook.ClientConfig{})
 	}
-	return &Dispatcher{st: st, opts: opts, inFlight: map[string]string{}, perSub: map[string]int{}, freed: wake.New()}
+	return &Dispatcher{st: st, opts: opts, inFlight: map[string]string{}, perSub: map[string]int{}, perCompany: map[string]int{},
+		freed: wake.New()}
 }
+
+// maxKeptErrors bounds the request errors kept for Wait (each is logged as it happens).
+const maxKeptErrors = 100
 
 func (d *Dispatcher) now() time.Time { return d.opts.Now().UTC() }
 
-// Dispatch runs one fan-out and starts the due deliveries that fit in the free workers, and
-// returns how many deliveries it made and started; it does not wait for the requests, so a
-// slow endpoint holds only its own workers, never the next pass. An error is logged by the
-// caller and the next pass tries again (a database gone away never stops the dispatcher);
-// a request's own error is logged when it ends.
+// Dispatch runs one fan-out and starts the due deliveries that fit in the free workers; it
+// does not wait for the requests, so a slow endpoint holds only its own workers, never the
+// next pass. It returns how many deliveries it made and how many attempts ended since the
+// last call (a start that was held or lost its claim is no work: an idle poller backs off).
+// An error is logged by the caller and the next pass tries again (a database gone away never
+// stops the dispatcher); a request's own error is logged when it ends.
 func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
+	d.mu.Lock()
+	d.errs = nil // logged already; only Pass and Deliver, which wait, return them
+	d.mu.Unlock()
 	// One read of the delivering subscriptions serves both halves of the pass.
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
 		return 0, err
 	}
 	made, ferr := d.fanOut(ctx, subs)
-	started, derr := d.start(ctx, subs)
-	return made + started, errors.Join(ferr, derr)
+	_, derr := d.start(ctx, subs)
+	return made + d.takeTried(), errors.Join(ferr, derr)
 }
 
 // Pass is Dispatch that waits for every request in flight and returns their errors too.
 func (d *Dispatcher) Pass(ctx context.Context) (int, error) {
 	n, err := d.Dispatch(ctx)
-	return n, errors.Join(err, d.Wait())
+	err = errors.Join(err, d.Wait())
+	return n + d.takeTried(), err
+}
+
+// takeTried returns the attempts made since the last call.
+func (d *Dispatcher) takeTried() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := d.tried
+	d.tried = 0
+	return n
 }
 
 // Wait waits for the requests in flight and returns the errors of those that ended since the
@@ -202,34 +229,37 @@ func (d *Dispatcher) fanOut(ctx context.Context, subs []events.Subscription) (in
 }
 
 // Deliver starts the due deliveries of the delivering subscriptions that fit in the free
-// workers (fairShare) and waits for every request in flight; it returns how many it started.
+// workers (fairShare), waits for every request in flight and returns the attempts made.
 func (d *Dispatcher) Deliver(ctx context.Context) (int, error) {
 	subs, err := d.st.DeliveringSubscriptions(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n, err := d.start(ctx, subs)
-	return n, errors.Join(err, d.Wait())
+	_, err = d.start(ctx, subs)
+	err = errors.Join(err, d.Wait())
+	return d.takeTried(), err
 }
 
-// start picks due deliveries for the free workers, within each subscription's free share of
-// PerSubscription, and sends each in its own goroutine.
+// start picks due deliveries for the free workers, within each subscription's and each
+// company's free share, and sends each in its own goroutine.
 func (d *Dispatcher) start(ctx context.Context, subs []events.Subscription) (int, error) {
 	d.mu.Lock()
 	free := d.opts.Workers - len(d.inFlight)
-	room := make(map[string]int, len(subs))
+	l := load{subRoom: make(map[string]int, len(subs)), companyRoom: map[string]int{}, busy: make(map[string]bool, len(d.inFlight)),
+		perSub: maps.Clone(d.perSub), perCompany: maps.Clone(d.perCompany), turn: d.turn}
+	d.turn++
 	for _, sub := range subs {
-		room[sub.ID] = d.opts.PerSubscription - d.perSub[sub.ID]
+		l.subRoom[sub.ID] = d.opts.PerSubscription - d.perSub[sub.ID]
+		l.companyRoom[sub.CompanyID] = d.opts.PerCompany - d.perCompany[sub.CompanyID]
 	}
-	busy := make(map[string]bool, len(d.inFlight))
 	for _, k := range d.inFlight {
-		busy[k] = true
+		l.busy[k] = true
 	}
 	d.mu.Unlock()
 	if free <= 0 {
 		return 0, nil
 	}
-	due, err := d.fairShare(ctx, subs, room, busy, free)
+	due, err := d.fairShare(ctx, subs, l, free)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
@@ -244,57 +274,91 @@ func (d *Dispatcher) start(ctx context.Context, subs []events.Subscription) (int
 		if ctx.Err() != nil || len(d.inFlight) >= d.opts.Workers {
 			break
 		}
-		if _, ok := d.inFlight[dl.ID]; ok || d.perSub[dl.SubscriptionID] >= d.opts.PerSubscription {
+		if _, ok := d.inFlight[dl.ID]; ok || d.perSub[dl.SubscriptionID] >= d.opts.PerSubscription ||
+			d.perCompany[dl.CompanyID] >= d.opts.PerCompany {
 			continue
 		}
 		d.inFlight[dl.ID] = entityKey(dl)
 		d.perSub[dl.SubscriptionID]++
+		d.perCompany[dl.CompanyID]++
 		d.running.Add(1)
 		started++
-		go func() {
-			_, _, err := d.deliver(ctx, bySub[dl.SubscriptionID], dl)
-			if err != nil && ctx.Err() == nil {
-				d.opts.Logger.Warn("webhook delivery", "delivery", dl.ID, "error", err.Error())
-			}
-			d.mu.Lock()
-			delete(d.inFlight, dl.ID)
-			if d.perSub[dl.SubscriptionID]--; d.perSub[dl.SubscriptionID] <= 0 {
-				delete(d.perSub, dl.SubscriptionID)
-			}
-			if err != nil {
-				d.errs = append(d.errs, err)
-			}
-			d.mu.Unlock()
-			d.running.Done()
-			d.freed.Notify()
-		}()
+		go d.run(ctx, bySub[dl.SubscriptionID], dl)
 	}
 	return started, nil
 }
 
+// run sends dl and frees its worker.
+func (d *Dispatcher) run(ctx context.Context, sub events.Subscription, dl events.Delivery) {
+	defer d.freed.Notify()
+	defer d.running.Done()
+	tried, _, err := d.deliver(ctx, sub, dl)
+	if err != nil && ctx.Err() == nil {
+		d.opts.Logger.Warn("webhook delivery", "delivery", dl.ID, "error", err.Error())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.inFlight, dl.ID)
+	if d.perSub[dl.SubscriptionID]--; d.perSub[dl.SubscriptionID] <= 0 {
+		delete(d.perSub, dl.SubscriptionID)
+	}
+	if d.perCompany[dl.CompanyID]--; d.perCompany[dl.CompanyID] <= 0 {
+		delete(d.perCompany, dl.CompanyID)
+	}
+	if tried {
+		d.tried++
+	}
+	if err != nil && len(d.errs) < maxKeptErrors {
+		d.errs = append(d.errs, err)
+	}
+}
+
+// load is what start knows of the requests in flight when it picks: the free room of each
+// subscription and company, the entities being sent, and who has how many requests.
+type load struct {
+	subRoom, companyRoom map[string]int
+	busy                 map[string]bool
+	perSub, perCompany   map[string]int
+	turn                 int
+}
+
 // fairShare picks up to limit deliveries so that no company, and no subscription of a
-// company, takes the free workers from the others: each subscription offers at most its room
+// company, takes the free workers from the others. Each subscription offers at most its room
 // (its due deliveries in log order, one per entity and none of an entity being sent: a later
-// event of an entity would only be held), and they are taken round-robin, company by
-// company, then subscription by subscription within a company. A company with many slow
-// endpoints or a deep backlog gets its turn like the rest, not every worker.
-func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription, room map[string]int, busy map[string]bool, limit int) ([]events.Delivery, error) {
+// event of an entity would only be held), each company at most its room; the companies with
+// the fewest requests in flight go first, then the subscriptions with the fewest, taken
+// round-robin, company by company, then subscription by subscription. Among equals the
+// first place rotates from pass to pass, so a subscription late in id order is not always
+// last when a single worker frees up.
+func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription, l load, limit int) ([]events.Delivery, error) {
+	order := make([]events.Subscription, 0, len(subs))
+	if n := len(subs); n > 0 {
+		k := l.turn % n
+		order = append(append(order, subs[k:]...), subs[:k]...)
+	}
+	slices.SortStableFunc(order, func(a, b events.Subscription) int {
+		if c := l.perCompany[a.CompanyID] - l.perCompany[b.CompanyID]; c != 0 {
+			return c
+		}
+		return l.perSub[a.ID] - l.perSub[b.ID]
+	})
 	byCompany := map[string][][]events.Delivery{}
 	var companies []string
 	now := d.now()
-	for _, sub := range subs {
-		if room[sub.ID] <= 0 {
+	for _, sub := range order {
+		room := min(l.subRoom[sub.ID], l.companyRoom[sub.CompanyID])
+		if room <= 0 {
 			continue
 		}
 		// Read a few more than the room: some may be of an entity already taken.
-		due, err := d.st.DueDeliveries(ctx, []string{sub.ID}, now, max(room[sub.ID], min(4*room[sub.ID], d.opts.Batch)))
+		due, err := d.st.DueDeliveries(ctx, []string{sub.ID}, now, max(room, min(4*room, d.opts.Batch)))
 		if err != nil {
 			return nil, err
 		}
 		taken := map[string]bool{}
 		offer := due[:0]
 		for _, dl := range due {
-			if k := entityKey(dl); !busy[k] && !taken[k] && len(offer) < room[sub.ID] {
+			if k := entityKey(dl); !l.busy[k] && !taken[k] && len(offer) < room {
 				taken[k] = true
 				offer = append(offer, dl)
 			}
@@ -309,7 +373,7 @@ func (d *Dispatcher) fairShare(ctx context.Context, subs []events.Subscription, 
 	}
 	perCompany := make([][]events.Delivery, len(companies))
 	for i, c := range companies {
-		perCompany[i] = roundRobin(byCompany[c], -1)
+		perCompany[i] = roundRobin(byCompany[c], l.companyRoom[c])
 	}
 	return roundRobin(perCompany, limit), nil
 }
@@ -381,7 +445,11 @@ func (d *Dispatcher) deliver(ctx context.Context, sub events.Subscription, dl ev
 		// Stopping: the lease lapses and this or another replica tries again.
 		return false, false, nil
 	}
-	err = d.finish(ctx, sub, dl, start, a, false)
+	// The attempt is recorded even when the dispatcher is stopping: a 2xx that is not
+	// recorded would be sent again.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	err = d.finish(fctx, sub, dl, start, a, false)
 	return true, a.Gone || errors.Is(err, errSuspended), ignoreSuspended(err)
 }
 
@@ -414,6 +482,9 @@ func (d *Dispatcher) send(ctx context.Context, url string, headers map[string][]
 }
 
 var errSuspended = errors.New("dispatch: subscription suspended")
+
+// finishTimeout bounds the recording of an attempt once its request is over.
+const finishTimeout = 10 * time.Second
 
 func ignoreSuspended(err error) error {
 	if errors.Is(err, errSuspended) {

@@ -833,7 +833,8 @@ func TestResealAfterAKeyRotation(t *testing.T) {
 	if _, err := stored.ProposeSecret("maker", e.now(), e.keys); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.SaveSubscription(context.Background(), stored); err != nil {
+	saved, err := e.st.SaveSubscription(context.Background(), stored)
+	if err != nil {
 		t.Fatal(err)
 	}
 	k1 := []byte("0123456789abcdef0123456789abcdef")
@@ -854,8 +855,13 @@ func TestResealAfterAKeyRotation(t *testing.T) {
 		t.Errorf("after the pass: seed under %s, secret under %s, pending %+v; want all under k2", after.Seed.KeyID,
 			after.Secrets[0].Sealed.KeyID, after.Pending)
 	}
-	if after.Version != stored.Version+1 {
-		t.Errorf("version %d, want %d: resealing changes nothing a maker sees", after.Version, stored.Version+1)
+	// The version moves: a maker's change read before the pass is refused, not written over
+	// the new seal with values sealed under k1.
+	if after.Version != stored.Version+2 {
+		t.Errorf("version %d, want %d (the proposal's save, then the reseal)", after.Version, stored.Version+2)
+	}
+	if _, err := e.st.SaveSubscription(context.Background(), saved); !errors.Is(err, apperr.ErrConflict) {
+		t.Errorf("a save read before the reseal = %v, want a conflict", err)
 	}
 	if resealed, left, err := d.Reseal(context.Background()); err != nil || resealed != 0 || left != 0 {
 		t.Errorf("a second pass = %d, %d, %v; want nothing to do", resealed, left, err)
@@ -875,5 +881,95 @@ func TestResealAfterAKeyRotation(t *testing.T) {
 	}
 	if err := webhook.Verify(g.header, g.body, nil, s.pub, time.Now()); err != nil {
 		t.Errorf("v1a after the rotation: %v", err)
+	}
+}
+
+// TestFreedWorkersGoRoundTheCompanies: with one worker and three companies that each have a
+// backlog, successive passes serve the three in turn; the subscription first in id order does
+// not take every worker that frees up.
+func TestFreedWorkersGoRoundTheCompanies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	rc := newReceiver(t, nil)
+	companies := []string{"ZA", "ZB", "ZC"}
+	for _, c := range companies {
+		e.subscribe(c, rc.URL+"/"+c)
+		var backlog []pevents.Event
+		for i := range 4 {
+			backlog = append(backlog, event(c, fmt.Sprintf("%s-%d", c, i), 1))
+		}
+		e.publish(backlog...)
+	}
+	d := e.dispatcher("one", dispatch.Options{Workers: 1})
+	for range 3 {
+		if _, err := d.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	served := map[string]bool{}
+	for _, g := range rc.all() {
+		var env struct{ CompanyID string }
+		if err := json.Unmarshal(g.body, &env); err != nil {
+			t.Fatal(err)
+		}
+		served[env.CompanyID] = true
+	}
+	if len(rc.all()) != 3 || len(served) != 3 {
+		t.Errorf("three passes of one worker served %v in %d requests, want each of the three companies once", served, len(rc.all()))
+	}
+}
+
+// TestACompanyHoldsAtMostItsShareOfTheWorkers: a company whose four subscriptions all sit on
+// their requests holds at most PerCompany workers; another company's endpoint still gets its
+// requests.
+func TestACompanyHoldsAtMostItsShareOfTheWorkers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	open := map[string]int{}
+	rc := newReceiver(t, func(r received, _ int) int {
+		var env struct{ CompanyID string }
+		_ = json.Unmarshal(r.body, &env)
+		mu.Lock()
+		open[env.CompanyID]++
+		mu.Unlock()
+		<-release
+		return http.StatusOK
+	})
+	for i := range 4 {
+		e.subscribe("ZA", fmt.Sprintf("%s/a%d", rc.URL, i))
+	}
+	e.subscribe("ZB", rc.URL+"/b")
+	var all []pevents.Event
+	for i := range 6 {
+		all = append(all, event("ZA", fmt.Sprintf("A-%d", i), 1), event("ZB", fmt.Sprintf("B-%d", i), 1))
+	}
+	e.publish(all...)
+	d := e.dispatcher("one", dispatch.Options{Workers: 8, PerSubscription: 2, PerCompany: 4})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		close(release)
+		cancel()
+		_ = d.Wait()
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := d.Dispatch(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		a, b := open["ZA"], open["ZB"]
+		mu.Unlock()
+		if a > 4 {
+			t.Fatalf("ZA holds %d workers, want at most PerCompany (4)", a)
+		}
+		if a == 4 && b == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("requests open: ZA %d, ZB %d; want ZA at its 4 and ZB at its 2", a, b)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -182,8 +182,8 @@ func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int
 	// The waiting deliveries go a page at a time, so no one write grows with the backlog; a
 	// call cut short leaves the subscription switched off with the rest, and the next call
 	// goes on from there.
-	waiting := bson.D{{Key: "subscriptionId", Value: id},
-		{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{events.DeliveryPending, events.DeliveryFailed}}}}}
+	stillWaiting := bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{events.DeliveryPending, events.DeliveryFailed}}}}
+	waiting := bson.D{{Key: "subscriptionId", Value: id}, stillWaiting}
 	gone := 0
 	for {
 		cur, err := s.db.Collection(colDeliveries).Find(ctx, waiting,
@@ -204,7 +204,8 @@ func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int
 		for i, d := range page {
 			ids[i] = d.ID
 		}
-		res, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}})
+		// Still waiting: one delivered since the read stays, as history, until retention.
+		res, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}, stillWaiting})
 		if err != nil {
 			return gone, fmt.Errorf("events: drop the deliveries of %s: %w", id, err)
 		}
@@ -226,12 +227,13 @@ func (s *Store) SubscriptionsAfter(ctx context.Context, after string) ([]events.
 }
 
 // SaveSealed writes sub's sealed values (its secrets, its seed and a pending secret) over
-// the version it was read at, without moving the version: resealing changes no value a maker
-// or checker sees. False if the subscription changed since it was read (the next pass
-// reseals what it holds then).
+// the version it was read at, and moves the version: a maker's change read before it must
+// not write the values sealed under the old key back (it gets a conflict and reads again).
+// False if the subscription changed since it was read (the next pass reseals what it holds
+// then).
 func (s *Store) SaveSealed(ctx context.Context, sub events.Subscription) (bool, error) {
 	d := toSubscriptionDoc(sub)
-	set := bson.D{{Key: "secrets", Value: d.Secrets}, {Key: "seed", Value: d.Seed}}
+	set := bson.D{{Key: "secrets", Value: d.Secrets}, {Key: "seed", Value: d.Seed}, {Key: "version", Value: sub.Version + 1}}
 	if d.Pending != nil && d.Pending.Secret != nil {
 		set = append(set, bson.E{Key: "pending.secret", Value: d.Pending.Secret})
 	}
