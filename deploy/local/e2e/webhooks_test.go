@@ -108,10 +108,17 @@ type subscriptionAnswer struct {
 // subscribe has ZDERIBIT's maker subscribe url and its checker approve it.
 func subscribe(t *testing.T, url string, types ...string) subscriptionAnswer {
 	t.Helper()
+	return subscribeAs(t, demo.CompanyZDERIBIT, url, types...)
+}
+
+// subscribeAs has company's maker subscribe url and its checker approve it; the subscription
+// is deleted when the test ends.
+func subscribeAs(t *testing.T, company, url string, types ...string) subscriptionAnswer {
+	t.Helper()
 	var sub subscriptionAnswer
-	wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, maker), http.MethodPost, "/v3/api/events/subscriptions", mustJSON(t, map[string]any{"url": url, "types": types})), &sub)
+	wantOK(t, do(t, newClient(company, maker), http.MethodPost, "/v3/api/events/subscriptions", mustJSON(t, map[string]any{"url": url, "types": types})), &sub)
 	var approved struct{ Subscription struct{ Status string } }
-	wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, checker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve",
+	wantOK(t, do(t, newClient(company, checker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/approve",
 		mustJSON(t, map[string]any{"proposedAt": sub.Subscription.Pending.ProposedAt})), &approved)
 	if approved.Subscription.Status != "ACTIVE" {
 		t.Fatalf("approved subscription is %s, want ACTIVE", approved.Subscription.Status)
@@ -120,7 +127,7 @@ func subscribe(t *testing.T, url string, types ...string) subscriptionAnswer {
 		var gone struct {
 			SubscriptionID string `json:"subscriptionId"`
 		}
-		wantOK(t, do(t, newClient(demo.CompanyZDERIBIT, maker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/delete", nil), &gone)
+		wantOK(t, do(t, newClient(company, maker), http.MethodPost, "/v3/api/events/subscriptions/"+sub.Subscription.SubscriptionID+"/delete", nil), &gone)
 		if gone.SubscriptionID != sub.Subscription.SubscriptionID {
 			t.Errorf("deleted %q, want %s", gone.SubscriptionID, sub.Subscription.SubscriptionID)
 		}
@@ -207,7 +214,9 @@ func TestWebhooksDeliverSignedInOrderAndRecover(t *testing.T) {
 		t.Errorf("A's events arrived as versions %s, want [1 2 3]", got)
 	}
 	var firstOfA, bDone time.Time
+	doc := webhookDocument(t)
 	for _, d := range rcv.snapshot() {
+		checkWebhookBody(t, doc, d.event.Type, d.body)
 		if d.event.CompanyID != demo.CompanyZDERIBIT {
 			t.Fatalf("the subscriber received an event of %s", d.event.CompanyID)
 		}
