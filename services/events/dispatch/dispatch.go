@@ -221,8 +221,18 @@ func (d *Dispatcher) fanOut(ctx context.Context, subs []events.Subscription) (in
 		if more {
 			to = logged[len(logged)-1].Seq
 		}
-		if _, err := d.st.AdvanceCursor(ctx, sub.ID, sub.Cursor, to); err != nil {
+		moved, err := d.st.AdvanceCursor(ctx, sub.ID, sub.Cursor, to)
+		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if !moved {
+			// Another replica moved the cursor first (its deliveries are these same ones), or
+			// the subscription is being deleted: then the deletion may have dropped its
+			// waiting deliveries before these were made, and these would never be sent.
+			if err := d.st.DropIfDeleting(ctx, sub.ID, logged); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return made, errors.Join(errs...)
@@ -551,9 +561,17 @@ func (d *Dispatcher) finish(ctx context.Context, sub events.Subscription, dl eve
 	return errSuspended
 }
 
-// Prune deletes the attempts and finished deliveries older than the retention.
+// Prune deletes the attempts and finished deliveries older than the retention, and finishes
+// the subscription deletions that were cut short.
 func (d *Dispatcher) Prune(ctx context.Context) (int64, error) {
-	return d.st.PruneDeliveries(ctx, d.now().Add(-d.opts.Retention))
+	n, err := d.st.PruneDeliveries(ctx, d.now().Add(-d.opts.Retention))
+	if err != nil {
+		return n, err
+	}
+	if _, err := d.st.FinishDeletions(ctx); err != nil {
+		return n, err
+	}
+	return n, nil
 }
 
 // Reseal seals every subscription's secrets and signing seed under the keyring's current key

@@ -327,3 +327,66 @@ func TestDeleteSubscriptionDropsItsWaitingDeliveriesInPages(t *testing.T) {
 		t.Errorf("the subscription after its deletion: %v, want not found", err)
 	}
 }
+
+// TestADeletionCutShortIsHiddenAndFinished: a subscription whose deletion began (switched
+// off and marked) is gone for its company and for the dispatcher, a fan-out that read it
+// before can no longer move its cursor and drops what it made, and the sweep finishes the
+// deletion with its deliveries.
+func TestADeletionCutShortIsHiddenAndFinished(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testdb.New(t)
+	c := newClock()
+	st := newStore(t, db, "one", time.Minute, c.now)
+	sub := subscribe(t, st, "ZA", c.now())
+	kept := subscribe(t, st, "ZA", c.now())
+	if _, err := st.Append(ctx, []pevents.Event{event("ZA", "S-1", 1), event("ZA", "S-2", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	sequence(t, st)
+	logged := all(t, st, "ZA")
+	for _, s := range []events.Subscription{sub, kept} {
+		if _, err := st.CreateDeliveries(ctx, s, logged, c.now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The deletion's first step, then the call cut short.
+	if _, err := db.Collection("subscriptions").UpdateOne(ctx, bson.D{{Key: "_id", Value: sub.ID}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: false}, {Key: "deleting", Value: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Subscription(ctx, "ZA", sub.ID); !errors.Is(err, apperr.ErrNotFound) {
+		t.Errorf("the company reads a subscription being deleted: %v", err)
+	}
+	if list, err := st.Subscriptions(ctx, "ZA"); err != nil || len(list) != 1 || list[0].ID != kept.ID {
+		t.Errorf("the company lists %+v, %v; want only the other subscription", list, err)
+	}
+	if moved, err := st.AdvanceCursor(ctx, sub.ID, sub.Cursor, sub.Cursor+2); err != nil || moved {
+		t.Errorf("a fan-out moved the cursor of a subscription being deleted (%v, %v)", moved, err)
+	}
+	if err := st.DropIfDeleting(ctx, sub.ID, logged); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DropIfDeleting(ctx, kept.ID, logged); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range logged {
+		if _, err := st.Delivery(ctx, events.DeliveryID(sub.ID, l.ID)); !errors.Is(err, apperr.ErrNotFound) {
+			t.Errorf("a delivery made for the subscription being deleted is still there: %v", err)
+		}
+		if _, err := st.Delivery(ctx, events.DeliveryID(kept.ID, l.ID)); err != nil {
+			t.Errorf("the other subscription's delivery: %v", err)
+		}
+	}
+	if n, err := st.FinishDeletions(ctx); err != nil || n != 1 {
+		t.Fatalf("FinishDeletions = %d, %v; want the one deletion finished", n, err)
+	}
+	var left []bson.M
+	cur, err := db.Collection("subscriptions").Find(ctx, bson.D{{Key: "companyId", Value: "ZA"}})
+	if err == nil {
+		err = cur.All(ctx, &left)
+	}
+	if err != nil || len(left) != 1 || left[0]["_id"] != kept.ID {
+		t.Errorf("subscriptions left %v, %v; want only %s", left, err, kept.ID)
+	}
+}

@@ -25,6 +25,8 @@ func SubscriptionIndexes() []mongodb.Index {
 	return []mongodb.Index{
 		{Collection: colSubscriptions, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
 		{Collection: colSubscriptions, Name: "status_enabled_id", Keys: mongodb.Keys("status", "enabled", "_id")},
+		// The deletions a sweep finishes (FinishDeletions).
+		{Collection: colSubscriptions, Name: "deleting", Keys: mongodb.Keys(fieldDeleting), Sparse: true},
 	}
 }
 
@@ -137,18 +139,23 @@ func (d subscriptionDoc) subscription() events.Subscription {
 func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription) error {
 	// One read of the company's statuses (at most MaxKept of them) counts both limits.
 	cur, err := s.db.Collection(colSubscriptions).Find(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}},
-		options.Find().SetProjection(bson.D{{Key: "status", Value: 1}}).SetLimit(events.MaxKept+1))
+		options.Find().SetProjection(bson.D{{Key: "status", Value: 1}, {Key: fieldDeleting, Value: 1}}).SetLimit(events.MaxKept+1))
 	if err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
 	}
 	var kept []struct {
-		Status string `bson:"status"`
+		Status   string `bson:"status"`
+		Deleting bool   `bson:"deleting"`
 	}
 	if err := cur.All(ctx, &kept); err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
 	}
-	all, live := len(kept), 0
+	all, live := 0, 0
 	for _, k := range kept {
+		if k.Deleting { // gone for the company; a sweep finishes it
+			continue
+		}
+		all++
 		if k.Status != events.StatusRejected {
 			live++
 		}
@@ -172,7 +179,9 @@ func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription)
 func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int, error) {
 	col := s.db.Collection(colSubscriptions)
 	filter := bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: company}}
-	res, err := col.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: false}}}})
+	// Switched off and marked: a fan-out that read the subscription before can no longer
+	// move its cursor, and drops what it made (DropIfDeleting).
+	res, err := col.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: false}, {Key: fieldDeleting, Value: true}}}})
 	if err != nil {
 		return 0, fmt.Errorf("events: switch off subscription %s: %w", id, err)
 	}
@@ -251,7 +260,7 @@ const deletePage = 1000
 // Subscription returns company's subscription id; another company's is not found.
 func (s *Store) Subscription(ctx context.Context, company, id string) (events.Subscription, error) {
 	var d subscriptionDoc
-	err := s.db.Collection(colSubscriptions).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: company}}).Decode(&d)
+	err := s.db.Collection(colSubscriptions).FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "companyId", Value: company}, notDeleting}).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return events.Subscription{}, apperr.ErrNotFound
 	}
@@ -314,7 +323,7 @@ func (s *Store) SaveSubscription(ctx context.Context, sub events.Subscription, a
 
 // Subscriptions lists company's subscriptions (at most events.MaxKept), oldest first.
 func (s *Store) Subscriptions(ctx context.Context, company string) ([]events.Subscription, error) {
-	return s.findSubscriptions(ctx, bson.D{{Key: "companyId", Value: company}})
+	return s.findSubscriptions(ctx, bson.D{{Key: "companyId", Value: company}, notDeleting})
 }
 
 // DeliveringSubscriptions lists every subscription the dispatcher delivers to, read in
@@ -323,7 +332,7 @@ func (s *Store) DeliveringSubscriptions(ctx context.Context) ([]events.Subscript
 	var out []events.Subscription
 	after := ""
 	for {
-		page, err := s.findSubscriptions(ctx, bson.D{{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true},
+		page, err := s.findSubscriptions(ctx, bson.D{{Key: "status", Value: events.StatusActive}, {Key: "enabled", Value: true}, notDeleting,
 			{Key: "_id", Value: bson.D{{Key: "$gt", Value: after}}}})
 		if err != nil {
 			return nil, err
@@ -358,12 +367,65 @@ func (s *Store) findSubscriptions(ctx context.Context, filter bson.D) ([]events.
 // AdvanceCursor moves subscription id's cursor from `from` to `to` (the dispatcher made the
 // deliveries in between); false when another pass moved it first.
 func (s *Store) AdvanceCursor(ctx context.Context, id string, from, to int64) (bool, error) {
-	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "cursor", Value: from}},
+	res, err := s.db.Collection(colSubscriptions).UpdateOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "cursor", Value: from}, notDeleting},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "cursor", Value: to}}}})
 	if err != nil {
 		return false, fmt.Errorf("events: advance cursor of %s: %w", id, err)
 	}
 	return res.MatchedCount == 1, nil
+}
+
+// fieldDeleting marks a subscription whose deletion has begun: the company no longer sees
+// it, the dispatcher no longer delivers to it, and a sweep finishes a deletion cut short.
+const fieldDeleting = "deleting"
+
+var notDeleting = bson.E{Key: fieldDeleting, Value: bson.D{{Key: "$exists", Value: false}}}
+
+// FinishDeletions finishes the deletions of subscriptions that were cut short (at most 100
+// per call) and returns how many it finished.
+func (s *Store) FinishDeletions(ctx context.Context) (int, error) {
+	cur, err := s.db.Collection(colSubscriptions).Find(ctx, bson.D{{Key: fieldDeleting, Value: true}},
+		options.Find().SetProjection(bson.D{{Key: "companyId", Value: 1}}).SetLimit(100))
+	if err != nil {
+		return 0, fmt.Errorf("events: read unfinished deletions: %w", err)
+	}
+	var left []struct {
+		ID        string `bson:"_id"`
+		CompanyID string `bson:"companyId"`
+	}
+	if err := cur.All(ctx, &left); err != nil {
+		return 0, fmt.Errorf("events: read unfinished deletions: %w", err)
+	}
+	done := 0
+	for _, d := range left {
+		if _, err := s.DeleteSubscription(ctx, d.CompanyID, d.ID); err != nil && !errors.Is(err, apperr.ErrNotFound) {
+			return done, err
+		}
+		done++
+	}
+	return done, nil
+}
+
+// DropIfDeleting drops the waiting deliveries of logged to subscription id if the
+// subscription is gone or being deleted (a fan-out that read it before its deletion made
+// them after the deletion's sweep: nothing would ever send them).
+func (s *Store) DropIfDeleting(ctx context.Context, id string, logged []Logged) error {
+	n, err := s.db.Collection(colSubscriptions).CountDocuments(ctx, bson.D{{Key: "_id", Value: id}, notDeleting})
+	if err != nil {
+		return fmt.Errorf("events: read subscription %s: %w", id, err)
+	}
+	if n == 1 || len(logged) == 0 {
+		return nil
+	}
+	ids := make(bson.A, len(logged))
+	for i, l := range logged {
+		ids[i] = events.DeliveryID(id, l.ID)
+	}
+	if _, err := s.db.Collection(colDeliveries).DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}},
+		{Key: "status", Value: events.DeliveryPending}}); err != nil {
+		return fmt.Errorf("events: drop the deliveries of deleted subscription %s: %w", id, err)
+	}
+	return nil
 }
 
 // SkipPruned moves subscription id's cursor from from past the positions retention deleted
