@@ -35,14 +35,7 @@ func TestAMoneyFlowReachesASubscriberWholeAndInOrder(t *testing.T) {
 		}
 	}
 	sub := subscribeAs(t, demo.CompanyZTEST, rcv.URL+"/money", types...)
-	secret, err := webhook.ParseSecret(sub.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := webhook.ParsePublicKey(sub.Subscription.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret, pub := subscriberKeys(t, sub)
 
 	id := f.createSettlement(t, instructionBody("HOOK-"+uuid.NewString()[:8], f.venue, []map[string]any{legOf(f.btc, "BTC", "BTC", "0.5")})).SettlementTrackingID
 	engine := newSettlementEngine(t)

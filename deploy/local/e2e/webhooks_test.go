@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -135,6 +136,21 @@ func subscribeAs(t *testing.T, company, url string, types ...string) subscriptio
 	return sub
 }
 
+// subscriberKeys are what a subscriber verifies deliveries with: the secret shown once and
+// the subscription's public key.
+func subscriberKeys(t *testing.T, sub subscriptionAnswer) (webhook.Secret, ed25519.PublicKey) {
+	t.Helper()
+	secret, err := webhook.ParseSecret(sub.Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := webhook.ParsePublicKey(sub.Subscription.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret, pub
+}
+
 // webhookVASP registers a VASP only ZDERIBIT sees, so that this test alone changes its
 // activation.
 func webhookVASP(t *testing.T) string {
@@ -187,14 +203,7 @@ func TestWebhooksDeliverSignedInOrderAndRecover(t *testing.T) {
 		return http.StatusNoContent
 	})
 	sub := subscribe(t, rcv.URL+"/hooks", "vasp.activated", "vasp.deactivated", "webhook_subscription.suspended")
-	secret, err := webhook.ParseSecret(sub.Secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, err := webhook.ParsePublicKey(sub.Subscription.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret, pub := subscriberKeys(t, sub)
 	toggle(t, a, false)
 	toggle(t, a, true)
 	toggle(t, a, false)

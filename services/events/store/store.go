@@ -163,23 +163,21 @@ func (s *Store) sequenceCompany(ctx context.Context, company string, batch []pev
 	for _, e := range batch {
 		inBatch[e.Entity] = true
 	}
+	// Only a pass that did not take the whole inbox can lack a predecessor that waits there
+	// (an outbox appends an entity's versions in order).
+	var waiting map[pevents.Entity]bool
+	if more {
+		if waiting, err = s.waitingPredecessors(ctx, batch, inBatch); err != nil {
+			return 0, err
+		}
+	}
 	held := map[pevents.Entity]bool{} // entities (version 0) whose next version waits
 	for _, e := range events.Arrange(batch) {
 		entity := pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID}
 		if held[entity] {
 			continue
 		}
-		// Only a pass that did not take the whole inbox can lack a predecessor that waits
-		// there (an outbox appends an entity's versions in order).
-		wait := false
-		if more {
-			var err error
-			if wait, err = s.predecessorWaits(ctx, e, inBatch); err != nil {
-				failure = err
-				break
-			}
-		}
-		if wait {
+		if waiting[pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID, Version: e.Entity.Version - 1}] {
 			// Its previous version arrived later (another replica's clock) and is still in
 			// the inbox beyond this batch: this one waits for it, so the log keeps each
 			// entity in version order.
@@ -222,24 +220,38 @@ func (s *Store) sequenceCompany(ctx context.Context, company string, batch []pev
 	return placed, failure
 }
 
-// predecessorWaits reports whether e's previous version is still in the inbox and not in
-// this batch. An outbox relays an entity's versions in order, so the previous version is
-// then in the log already, or in the inbox, or set aside; only in the inbox is it worth
-// waiting for.
-func (s *Store) predecessorWaits(ctx context.Context, e pevents.Event, inBatch map[pevents.Entity]bool) (bool, error) {
-	if e.Entity.Version <= 1 {
-		return false, nil
+// waitingPredecessors returns, of the previous versions of batch's events that are not in
+// the batch, those still in the inbox, in one query. An outbox relays an entity's versions in
+// order, so such a previous version is in the log already, or in the inbox, or set aside;
+// only in the inbox is it worth waiting for.
+func (s *Store) waitingPredecessors(ctx context.Context, batch []pevents.Event, inBatch map[pevents.Entity]bool) (map[pevents.Entity]bool, error) {
+	var anyOf bson.A
+	for _, e := range batch {
+		prev := pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID, Version: e.Entity.Version - 1}
+		if prev.Version >= 1 && !inBatch[prev] {
+			anyOf = append(anyOf, bson.D{{Key: "entity.type", Value: prev.Type}, {Key: "entity.id", Value: prev.ID}, {Key: "entity.version", Value: prev.Version}})
+		}
 	}
-	prev := pevents.Entity{Type: e.Entity.Type, ID: e.Entity.ID, Version: e.Entity.Version - 1}
-	if inBatch[prev] {
-		return false, nil
+	if len(anyOf) == 0 {
+		return nil, nil
 	}
-	n, err := s.inbox.CountDocuments(ctx, bson.D{{Key: "entity.type", Value: prev.Type}, {Key: "entity.id", Value: prev.ID},
-		{Key: "entity.version", Value: prev.Version}}, options.Count().SetLimit(1))
+	// At most one clause per event of the batch (SequenceBatch), each an exact key of the
+	// entity_version index.
+	cur, err := s.inbox.Find(ctx, bson.D{{Key: "$or", Value: anyOf}}, options.Find().SetProjection(bson.D{{Key: "entity", Value: 1}}))
 	if err != nil {
-		return false, fmt.Errorf("events: look for %s %s version %d in the inbox: %w", prev.Type, prev.ID, prev.Version, err)
+		return nil, fmt.Errorf("events: look for earlier versions in the inbox: %w", err)
 	}
-	return n > 0, nil
+	var found []struct {
+		Entity pevents.Entity `bson:"entity"`
+	}
+	if err := cur.All(ctx, &found); err != nil {
+		return nil, fmt.Errorf("events: look for earlier versions in the inbox: %w", err)
+	}
+	out := make(map[pevents.Entity]bool, len(found))
+	for _, f := range found {
+		out[f.Entity] = true
+	}
+	return out, nil
 }
 
 // setAside moves an inbox document that can never be placed to the rejected collection,

@@ -138,16 +138,12 @@ func (d subscriptionDoc) subscription() events.Subscription {
 // events.MaxSubscriptions (rejected ones aside) or events.MaxKept (all).
 func (s *Store) InsertSubscription(ctx context.Context, sub events.Subscription) error {
 	// One read of the company's statuses (at most MaxKept of them) counts both limits.
-	cur, err := s.db.Collection(colSubscriptions).Find(ctx, bson.D{{Key: "companyId", Value: sub.CompanyID}},
-		options.Find().SetProjection(bson.D{{Key: "status", Value: 1}, {Key: fieldDeleting, Value: 1}}).SetLimit(events.MaxKept+1))
-	if err != nil {
-		return fmt.Errorf("events: count subscriptions: %w", err)
-	}
-	var kept []struct {
+	kept, err := mongodb.FindPage[struct {
 		Status   string `bson:"status"`
 		Deleting bool   `bson:"deleting"`
-	}
-	if err := cur.All(ctx, &kept); err != nil {
+	}](ctx, s.db.Collection(colSubscriptions), mongodb.Query{Filter: bson.D{{Key: "companyId", Value: sub.CompanyID}},
+		Projection: bson.D{{Key: "status", Value: 1}, {Key: fieldDeleting, Value: 1}}, Limit: events.MaxKept + 1})
+	if err != nil {
 		return fmt.Errorf("events: count subscriptions: %w", err)
 	}
 	all, live := 0, 0
@@ -195,15 +191,9 @@ func (s *Store) DeleteSubscription(ctx context.Context, company, id string) (int
 	waiting := bson.D{{Key: "subscriptionId", Value: id}, stillWaiting}
 	gone := 0
 	for {
-		cur, err := s.db.Collection(colDeliveries).Find(ctx, waiting,
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}).SetLimit(deletePage))
+		page, err := mongodb.FindPage[idDoc](ctx, s.db.Collection(colDeliveries),
+			mongodb.Query{Filter: waiting, Projection: bson.D{{Key: "_id", Value: 1}}, Limit: deletePage})
 		if err != nil {
-			return gone, fmt.Errorf("events: read the deliveries of %s: %w", id, err)
-		}
-		var page []struct {
-			ID string `bson:"_id"`
-		}
-		if err := cur.All(ctx, &page); err != nil {
 			return gone, fmt.Errorf("events: read the deliveries of %s: %w", id, err)
 		}
 		if len(page) == 0 {
@@ -257,6 +247,11 @@ func (s *Store) SaveSealed(ctx context.Context, sub events.Subscription) (bool, 
 // deletePage bounds the deliveries one write of DeleteSubscription removes.
 const deletePage = 1000
 
+// idDoc is a document read for its id alone.
+type idDoc struct {
+	ID string `bson:"_id"`
+}
+
 // Subscription returns company's subscription id; another company's is not found.
 func (s *Store) Subscription(ctx context.Context, company, id string) (events.Subscription, error) {
 	var d subscriptionDoc
@@ -272,8 +267,9 @@ func (s *Store) Subscription(ctx context.Context, company, id string) (events.Su
 
 // dispatcherFields are kept by the dispatcher without moving the version: a maker's save
 // leaves them alone unless it names them (approving a creation sets the cursor, enabling a
-// suspended subscription clears its failure run).
-var dispatcherFields = []string{"cursor", "failingSince"}
+// suspended subscription clears its failure run; the positions retention took before the
+// dispatcher got them, missed, only the dispatcher writes).
+var dispatcherFields = []string{"cursor", "failingSince", "missed"}
 
 // SaveSubscription writes sub over the version it was read at (sub.Version) and returns it
 // with its new version; apperr.ErrConflict if another change came first. The dispatcher's
@@ -384,16 +380,12 @@ var notDeleting = bson.E{Key: fieldDeleting, Value: bson.D{{Key: "$exists", Valu
 // FinishDeletions finishes the deletions of subscriptions that were cut short (at most 100
 // per call) and returns how many it finished.
 func (s *Store) FinishDeletions(ctx context.Context) (int, error) {
-	cur, err := s.db.Collection(colSubscriptions).Find(ctx, bson.D{{Key: fieldDeleting, Value: true}},
-		options.Find().SetProjection(bson.D{{Key: "companyId", Value: 1}}).SetLimit(100))
-	if err != nil {
-		return 0, fmt.Errorf("events: read unfinished deletions: %w", err)
-	}
-	var left []struct {
+	left, err := mongodb.FindPage[struct {
 		ID        string `bson:"_id"`
 		CompanyID string `bson:"companyId"`
-	}
-	if err := cur.All(ctx, &left); err != nil {
+	}](ctx, s.db.Collection(colSubscriptions), mongodb.Query{Filter: bson.D{{Key: fieldDeleting, Value: true}},
+		Projection: bson.D{{Key: "companyId", Value: 1}}, Limit: 100})
+	if err != nil {
 		return 0, fmt.Errorf("events: read unfinished deletions: %w", err)
 	}
 	done := 0
@@ -476,20 +468,18 @@ func (s *Store) Suspend(ctx context.Context, id, reason string, at time.Time) (b
 	at = at.UTC()
 	col := s.db.Collection(colSubscriptions)
 	for range 5 {
-		raw, err := col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}}).Raw()
+		var read struct {
+			Doc    subscriptionDoc `bson:",inline"`
+			Staged *stagedDoc      `bson:"staged"`
+		}
+		err := col.FindOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: events.StatusActive}}).Decode(&read)
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return false, nil
-		}
-		var d subscriptionDoc
-		var read struct {
-			Staged *stagedDoc `bson:"staged"`
-		}
-		if err == nil {
-			err = errors.Join(bson.Unmarshal(raw, &d), bson.Unmarshal(raw, &read))
 		}
 		if err != nil {
 			return false, fmt.Errorf("events: suspend %s: %w", id, err)
 		}
+		d := read.Doc
 		if read.Staged != nil {
 			// An earlier suspension's event is not in the log yet (suspended, enabled again
 			// and suspended anew within a relay pass): append it first, never overwrite it.

@@ -133,18 +133,5 @@ func requireFields(schemas *yaml.Node, md protoreflect.MessageDescriptor) error 
 // webhookOperationID is the operation id of event type t's webhook: `service_request.created`
 // becomes `serviceRequestCreatedWebhook`.
 func webhookOperationID(t string) string {
-	var b strings.Builder
-	upper := false
-	for _, r := range t {
-		switch {
-		case r == '.' || r == '_':
-			upper = b.Len() > 0
-		case upper:
-			b.WriteString(strings.ToUpper(string(r)))
-			upper = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String() + "Webhook"
+	return lowerCamel(strings.ReplaceAll(t, ".", "_")) + "Webhook"
 }
