@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -9,58 +10,47 @@ import (
 // First h is blocked (its compensation marker, with no change, is written unless e's own
 // marker got there meanwhile): every runner of e meets h in the same order and stops there,
 // so no holder after h can ever carry e. Then e is marked compensating and what was applied
-// before h is undone.
+// before h is undone. A late runner moves nothing: if e was applied everywhere meanwhile, or
+// rejected by another runner, the block writes nothing and the refusal ends there.
 func (j *Journal) refuse(ctx context.Context, e Entry, h string, why *InsufficientError) error {
-	blocked, err := j.block(ctx, h, e.ID)
-	if err != nil {
+	err := j.block(ctx, h, e.ID)
+	switch {
+	case errors.Is(err, errAppliedHere):
+		return j.apply(ctx, e) // another runner got h first: carry on after it
+	case errors.Is(err, errAppliedElsewhere):
+		return nil // applied everywhere: nothing may be undone
+	case errors.Is(err, errPreviouslyCompleted):
+		return j.outcome(ctx, e.ID)
+	case err != nil && !errors.Is(err, errBlockedElsewhere):
 		return err
 	}
-	if !blocked {
-		return j.apply(ctx, e)
-	}
-	reason := &failure{Holder: h, Currency: why.Currency}
-	if _, err := j.setState(ctx, e.ID, StateRecorded, StateCompensating, reason); err != nil {
-		return err
-	}
-	return j.compensate(ctx, e, reason)
+	return j.compensate(ctx, e, &failure{Holder: h, Currency: why.Currency})
 }
 
-// block writes entry id's compensation marker on h, unless id's own marker is there; it
-// reports whether h is blocked.
-func (j *Journal) block(ctx context.Context, h, id string) (bool, error) {
-	for attempt := range j.cfg.MaxAttempts {
-		doc, err := j.readHolder(ctx, h)
-		if err != nil {
-			return false, err
-		}
-		if _, applied := doc.marker(id); applied {
-			return false, nil
-		}
-		if _, blocked := doc.marker(compensation(id)); blocked {
-			return true, nil
-		}
-		m := markerDoc{K: compensation(id), Seq: doc.Seq + 1, At: j.now()}
-		kept, err := j.keptMarkers(ctx, doc)
-		if err != nil {
-			return false, err
-		}
-		if len(kept) < j.cfg.MaxMarkers {
-			ok, err := j.writeHolder(ctx, doc, m, append(kept, m))
-			if err != nil || ok {
-				return ok, err
-			}
-		}
-		backoff(ctx, attempt)
-	}
-	return false, fmt.Errorf("block %s on %s: %w", id, h, ErrTooManyConflicts)
+// block writes entry id's compensation marker on h, with no change, unless id's own marker is
+// there (errAppliedHere) or the entry is no longer recorded (see admit).
+func (j *Journal) block(ctx context.Context, h, id string) error {
+	_, _, err := j.applyChange(ctx, change{holder: h, k: compensation(id), mode: modeBlock})
+	return err
 }
 
 // compensate undoes entry e on every holder that carries its marker and not yet its
 // compensation (the inverse of what e's marker recorded, under the marker e~), then marks e
-// rejected and answers its rejection.
+// rejected and answers its rejection. It stops as soon as e is found applied: then another
+// runner applied it everywhere, and nothing may be undone.
 func (j *Journal) compensate(ctx context.Context, e Entry, reason *failure) error {
 	if _, err := j.setState(ctx, e.ID, StateRecorded, StateCompensating, reason); err != nil {
 		return err
+	}
+	stored, err := j.entry(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	switch stored.State {
+	case StateApplied:
+		return nil
+	case StateRejected:
+		return stored.rejection()
 	}
 	for _, h := range holdersInOrder(e.deltas(), j.constrained) {
 		if err := j.undo(ctx, h, e.ID); err != nil {
@@ -70,7 +60,7 @@ func (j *Journal) compensate(ctx context.Context, e Entry, reason *failure) erro
 	if _, err := j.setState(ctx, e.ID, StateCompensating, StateRejected, nil); err != nil {
 		return err
 	}
-	stored, err := j.entry(ctx, e.ID)
+	stored, err = j.entry(ctx, e.ID)
 	if err != nil {
 		return err
 	}
@@ -80,24 +70,27 @@ func (j *Journal) compensate(ctx context.Context, e Entry, reason *failure) erro
 	return stored.rejection()
 }
 
-// undo writes the inverse of entry id's change on h, once, if h carries it.
-func (j *Journal) undo(ctx context.Context, h, id string) error {
-	doc, err := j.readHolder(ctx, h)
+// outcome answers a finished entry: nil when applied, its rejection otherwise.
+func (j *Journal) outcome(ctx context.Context, id string) error {
+	stored, err := j.entry(ctx, id)
 	if err != nil {
 		return err
 	}
-	m, applied := doc.marker(id)
-	if _, undone := doc.marker(compensation(id)); !applied || undone {
+	switch stored.State {
+	case StateApplied:
+		return nil
+	case StateRejected:
+		return stored.rejection()
+	}
+	return fmt.Errorf("%w: entry %s is still %s", ErrInvariant, id, stored.State)
+}
+
+// undo writes the inverse of entry id's change on h, once, if h carries it and the entry is
+// still compensating (a rejected entry was undone everywhere: a late runner writes nothing).
+func (j *Journal) undo(ctx context.Context, h, id string) error {
+	_, _, err := j.applyChange(ctx, change{holder: h, k: compensation(id), mode: modeUndo})
+	if errors.Is(err, errNothingHere) || errors.Is(err, errPreviouslyCompleted) {
 		return nil
 	}
-	inverse := map[string]Delta{}
-	for _, p := range m.Postings {
-		d, err := p.Delta.counters()
-		if err != nil {
-			return err
-		}
-		inverse[p.Currency] = d.Neg()
-	}
-	_, _, err = j.applyChange(ctx, change{holder: h, k: compensation(id), delta: inverse})
 	return err
 }

@@ -72,12 +72,14 @@ func (d entryDoc) entry() (Entry, error) {
 // insert succeeds (a unique _id holds on every engine). State is "open" until its entry is
 // applied, so the recovery pass finds resolutions cut short.
 type resolutionDoc struct {
-	HoldID string    `bson:"_id"`
-	By     string    `bson:"by"`
-	Kind   Kind      `bson:"kind"`
-	Code   string    `bson:"code"`
-	State  string    `bson:"state"`
-	At     time.Time `bson:"at"`
+	HoldID string `bson:"_id"`
+	By     string `bson:"by"`
+	Kind   Kind   `bson:"kind"`
+	Code   string `bson:"code"`
+	// Fingerprint is the resolving entry's (absent on claims made before it was kept).
+	Fingerprint string    `bson:"fp,omitempty"`
+	State       string    `bson:"state"`
+	At          time.Time `bson:"at"`
 }
 
 // holderDoc is the journal's part of a holder document: the counters of its accounts by

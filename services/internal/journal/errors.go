@@ -22,6 +22,9 @@ var (
 	errMarkersFull         = errors.New("marker list full")
 	errPreviouslyCompleted = errors.New("completed")
 	errAppliedElsewhere    = errors.New("applied, its marker pruned")
+	errAppliedHere         = errors.New("applied on this holder")
+	errBlockedElsewhere    = errors.New("compensating: blocked on another holder")
+	errNothingHere         = errors.New("not applied on this holder")
 )
 
 // ExistsError is ErrEntryExists naming the first field that differs from the stored entry.

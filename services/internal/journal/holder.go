@@ -48,15 +48,32 @@ type change struct {
 	k      string
 	delta  map[string]Delta
 	// check refuses the change when a constrained account's available balance would fall
-	// below zero; refuse (for an entry's own marker) refuses it when the entry's
-	// compensation marker is there already.
-	check, refuse bool
+	// below zero.
+	check bool
+	// mode says what the marker is and when it may be written (admit).
+	mode mode
 }
+
+// mode is the kind of marker a holder update writes.
+type mode int
+
+const (
+	// modeApply writes an entry's own marker E with its change: only while E is recorded and
+	// the holder is not blocked (E~).
+	modeApply mode = iota
+	// modeUndo writes E~ with the inverse of E's posting on the holder: only while E is
+	// compensating and the holder carries E. The delta is taken from E's marker as read.
+	modeUndo
+	// modeBlock writes E~ with no change on a holder that lacks E, so that no runner can apply
+	// E there any more: only while E is recorded.
+	modeBlock
+)
 
 // applyChange writes c to its holder once: one version-guarded update that changes the
 // counters and records the marker (pruning markers of final entries in the same write). A
-// holder that has the marker already is left alone. It returns the marker as stored and the
-// holder's company.
+// holder that has the marker already is left alone. Before every write the entry's state is
+// read after the holder (admit), so a late runner writes nothing once the entry is final. It
+// returns the marker as stored and the holder's company.
 func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string, error) {
 	_, policy := j.holderCollection(c.holder)
 	for attempt := range j.cfg.MaxAttempts {
@@ -67,8 +84,11 @@ func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string,
 		if m, ok := doc.marker(c.k); ok {
 			return m, doc.Company, nil
 		}
-		if c.refuse {
-			if err := j.stillRecorded(ctx, doc, c.k); err != nil {
+		if err := j.admit(ctx, doc, c.mode, entryOf(c.k)); err != nil {
+			return markerDoc{}, "", err
+		}
+		if c.mode == modeUndo {
+			if c.delta, err = doc.inverse(entryOf(c.k)); err != nil {
 				return markerDoc{}, "", err
 			}
 		}
@@ -91,15 +111,31 @@ func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string,
 	return markerDoc{}, "", fmt.Errorf("apply %s to %s: %w", c.k, c.holder, ErrTooManyConflicts)
 }
 
-// stillRecorded checks, for a holder read without entry id's marker, that the entry is still
-// being applied: its marker is pruned only once the entry is final, so an entry still
-// recorded after this read is not applied at this holder's version, and the version-guarded
-// write that follows applies it at most once. A final entry is not written again: applied
-// (errAppliedElsewhere: its marker was pruned), or undone (errPreviouslyCompleted).
-func (j *Journal) stillRecorded(ctx context.Context, doc holderDoc, id string) error {
-	if _, undone := doc.marker(compensation(id)); undone {
+// admit decides whether a marker of mode m for entry id may be written on the holder doc,
+// read without that marker. The entry's state is read after the holder: a marker is pruned
+// only once its entry is final, so an entry not final after this read had its markers on
+// the holder as read, and the version-guarded write that follows changes the holder at
+// most once. A final entry is never written again:
+//   - applied: errAppliedElsewhere (nothing may be undone or blocked, and its own marker
+//     was pruned);
+//   - rejected: errPreviouslyCompleted (its compensation was done on every holder).
+//
+// Otherwise an apply needs the entry recorded and the holder not blocked; an undo needs it
+// compensating and the holder carrying E (errNothingHere otherwise); a block needs the
+// holder without E (errAppliedHere) and the entry recorded (errBlockedElsewhere when it is
+// already compensating: then no runner can apply it anywhere any more).
+func (j *Journal) admit(ctx context.Context, doc holderDoc, m mode, id string) error {
+	_, has := doc.marker(id)
+	_, undone := doc.marker(compensation(id))
+	switch {
+	case m == modeApply && undone:
 		return errPreviouslyCompleted
+	case m == modeUndo && !has:
+		return errNothingHere
+	case m == modeBlock && has:
+		return errAppliedHere
 	}
+	j.stateReads.Add(1)
 	d, found, err := j.lookup(ctx, id)
 	switch {
 	case err != nil:
@@ -108,10 +144,33 @@ func (j *Journal) stillRecorded(ctx context.Context, doc holderDoc, id string) e
 		return fmt.Errorf("%w: entry %s is gone", ErrInvariant, id)
 	case d.State == StateApplied:
 		return errAppliedElsewhere
-	case d.State != StateRecorded:
+	case d.State == StateRejected:
 		return errPreviouslyCompleted
+	case m == modeApply && d.State != StateRecorded:
+		return errPreviouslyCompleted
+	case m == modeBlock && d.State == StateCompensating:
+		return errBlockedElsewhere
+	case m == modeUndo && d.State != StateCompensating:
+		return fmt.Errorf("%w: undo of %s while it is %s", ErrInvariant, id, d.State)
 	}
 	return nil
+}
+
+// inverse is the change that undoes entry id's posting on the holder (it carries E).
+func (d holderDoc) inverse(id string) (map[string]Delta, error) {
+	m, ok := d.marker(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no marker of %s to undo", ErrInvariant, d.ID, id)
+	}
+	out := make(map[string]Delta, len(m.Postings))
+	for _, p := range m.Postings {
+		c, err := p.Delta.counters()
+		if err != nil {
+			return nil, err
+		}
+		out[p.Currency] = c.Neg()
+	}
+	return out, nil
 }
 
 // nextMarker computes the holder's counters after c and the marker recording it.
@@ -194,7 +253,7 @@ func (j *Journal) keptMarkers(ctx context.Context, doc holderDoc) ([]markerDoc, 
 
 // finalEntries returns the entries of markers that are final (applied or rejected), by id:
 // their markers may be pruned once their history rows exist, since every runner checks the
-// entry's state before it writes a marker (stillRecorded).
+// entry's state before it writes a marker (admit).
 func (j *Journal) finalEntries(ctx context.Context, markers []markerDoc) (map[string]entryDoc, error) {
 	ids := make([]string, 0, len(markers))
 	for _, m := range markers {

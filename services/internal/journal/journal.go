@@ -25,6 +25,7 @@ package journal
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -80,6 +81,8 @@ type Config struct {
 type Journal struct {
 	cfg                                  Config
 	entries, resolutions, history, accts *mongo.Collection
+	// stateReads counts the reads of an entry's state before a holder write (Stats).
+	stateReads atomic.Int64
 }
 
 // New returns a journal on cfg.DB; call EnsureIndexes before use.

@@ -212,7 +212,7 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 	order := holdersInOrder(deltas, j.constrained)
 	done := make([]applied, 0, len(order))
 	for _, h := range order {
-		m, company, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true, refuse: true})
+		m, company, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true})
 		var insufficient *InsufficientError
 		switch {
 		case errors.As(err, &insufficient):

@@ -88,12 +88,17 @@ func (j *Journal) finishResolutions(ctx context.Context, cutoff time.Time) (int,
 	if err := cur.All(ctx, &open); err != nil {
 		return 0, fmt.Errorf("find open resolutions: %w", err)
 	}
+	// One bad resolution never stops the others: each is tried, the errors are joined.
+	n := 0
+	var errs []error
 	for _, r := range open {
 		if _, err := j.Resolve(ctx, r.By, r.HoldID, r.Kind, r.Code); err != nil {
-			return 0, err
+			errs = append(errs, fmt.Errorf("resolution of %s by %s: %w", r.HoldID, r.By, err))
+			continue
 		}
+		n++
 	}
-	return len(open), nil
+	return n, errors.Join(errs...)
 }
 
 // expireHolds voids the holds whose expiry has passed.
@@ -103,22 +108,21 @@ func (j *Journal) expireHolds(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
+	var errs []error
 	for _, d := range docs {
 		_, err := j.Resolve(ctx, ExpiryID(d.ID), d.ID, Void, d.Code+".expire")
 		switch {
 		case errors.Is(err, ErrHoldAlreadyPosted), errors.Is(err, ErrHoldAlreadyVoided), errors.Is(err, ErrHoldNotFound):
 			// Resolved by another, whose entry may still be missing: only the expiry ends
 			// here; finishResolutions completes the other's resolution.
-			if err := j.unexpire(ctx, d.ID); err != nil {
-				return n, err
-			}
+			errs = append(errs, j.unexpire(ctx, d.ID))
 		case err != nil:
-			return n, err
+			errs = append(errs, fmt.Errorf("expire %s: %w", d.ID, err))
 		default:
 			n++
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 // Sweep returns one recovery pass for a service's background loop: entries left to their

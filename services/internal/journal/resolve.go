@@ -39,10 +39,20 @@ func (j *Journal) Resolve(ctx context.Context, id, holdID string, kind Kind, cod
 	if err := e.validate(j.cfg.MaxLegs); err != nil {
 		return Result{}, err
 	}
+	// The hold is claimed only once e's id is known to be free or e's own: a claim under an id
+	// another entry holds could never get its entry, and would lock the hold.
+	if stored, found, err := j.lookup(ctx, id); err != nil {
+		return Result{}, err
+	} else if found && stored.Fingerprint != e.fingerprint() {
+		return Result{}, j.refuseTakenID(ctx, e, stored)
+	}
 	if err := j.claimHold(ctx, e, hold); err != nil {
 		return Result{}, err
 	}
 	stored, fresh, err := j.storedOrNew(ctx, e)
+	if err == nil && !fresh && stored.Fingerprint != e.fingerprint() {
+		return Result{}, j.refuseTakenID(ctx, e, stored) // another entry took the id meanwhile
+	}
 	var res Result
 	if err != nil || !fresh {
 		res, err = j.continueStored(ctx, e, stored, err)
@@ -109,6 +119,23 @@ func (j *Journal) blockHold(ctx context.Context, id, holdID, code string) (Resul
 	return Result{}, fmt.Errorf("%w: %s (its id is now taken)", ErrHoldNotFound, holdID)
 }
 
+// refuseTakenID answers a resolution e whose id another entry (stored) holds: the
+// ExistsError naming the first field that differs. An open claim of the hold under e's id is
+// released, unless stored itself resolves this hold (then the claim is its own): no entry can
+// ever complete it, and it would lock the hold for good.
+func (j *Journal) refuseTakenID(ctx context.Context, e Entry, stored entryDoc) error {
+	prev, err := stored.entry()
+	if err != nil {
+		return err
+	}
+	if stored.HoldRef != e.HoldRef {
+		if _, err := j.resolutions.DeleteOne(ctx, bson.D{{Key: "_id", Value: e.HoldRef}, {Key: "by", Value: e.ID}, {Key: "state", Value: "open"}}); err != nil {
+			return fmt.Errorf("release claim of %s by %s: %w", e.HoldRef, e.ID, err)
+		}
+	}
+	return &ExistsError{ID: e.ID, Field: e.firstDifference(prev)}
+}
+
 // claimHold inserts the hold's resolution for e, or finds it: e's own (a retry) goes on,
 // another's is the refusal of its kind. A post after the hold's expiry is refused before.
 func (j *Journal) claimHold(ctx context.Context, e Entry, hold Entry) error {
@@ -118,7 +145,8 @@ func (j *Journal) claimHold(ctx context.Context, e Entry, hold Entry) error {
 		}
 		return fmt.Errorf("%w: %s", ErrHoldExpired, hold.ID)
 	}
-	_, err := j.resolutions.InsertOne(ctx, resolutionDoc{HoldID: hold.ID, By: e.ID, Kind: e.Kind, Code: e.Code, State: "open", At: j.now()})
+	_, err := j.resolutions.InsertOne(ctx, resolutionDoc{HoldID: hold.ID, By: e.ID, Kind: e.Kind, Code: e.Code, Fingerprint: e.fingerprint(),
+		State: "open", At: j.now()})
 	if err == nil {
 		return nil
 	}
@@ -129,8 +157,10 @@ func (j *Journal) claimHold(ctx context.Context, e Entry, hold Entry) error {
 	switch {
 	case err != nil:
 		return err
-	case r.By == e.ID:
+	case r.By == e.ID && (r.Fingerprint == "" || r.Fingerprint == e.fingerprint()):
 		return nil
+	case r.By == e.ID:
+		return &ExistsError{ID: e.ID, Field: claimDifference(r, e)}
 	case strings.HasSuffix(r.By, expireSuffix):
 		return fmt.Errorf("%w: %s", ErrHoldExpired, hold.ID)
 	case r.Kind == Post:
@@ -182,4 +212,15 @@ func (j *Journal) HoldState(ctx context.Context, holdID string) (state, by strin
 		return "open", "", err
 	}
 	return string(r.Kind), r.By, nil
+}
+
+// claimDifference names what differs between a claim and a resolution under the same id.
+func claimDifference(r resolutionDoc, e Entry) string {
+	switch {
+	case r.Kind != e.Kind:
+		return "kind"
+	case r.Code != e.Code:
+		return "code"
+	}
+	return "legs"
 }
