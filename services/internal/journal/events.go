@@ -114,5 +114,5 @@ func (j *Journal) Outbox() *mongo.Collection {
 	if j.cfg.EventEntity == "" {
 		return nil
 	}
-	return j.entries
+	return j.entries.Collection
 }

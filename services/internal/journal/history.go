@@ -102,7 +102,7 @@ func (j *Journal) History(ctx context.Context, q HistoryQuery) ([]Posting, error
 		filter = append(filter, bson.E{Key: "at", Value: r})
 	}
 	// A statement page is a search: bounded in server time like every other (mongodb.FindPage).
-	rows, err := mongodb.FindPage[historyDoc](ctx, j.history, mongodb.Query{Filter: filter, Sort: bson.D{{Key: "seq", Value: 1}}, Limit: int64(q.Limit)})
+	rows, err := mongodb.FindPage[historyDoc](ctx, j.history.Collection, mongodb.Query{Filter: filter, Sort: bson.D{{Key: "seq", Value: 1}}, Limit: int64(q.Limit)})
 	if err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", q.Holder, err)
 	}

@@ -72,6 +72,11 @@ type Config struct {
 	MaxLegs, MaxMarkers, MaxAttempts int
 	// Now is the clock.
 	Now func() time.Time
+	// Step, when set, is called around every database call of the journal (store.go): before
+	// it, and after a write that returned without error. An error before is the call's
+	// error; an error after replaces the write's answer (the write happened). The seeded
+	// checker stops runners, loses answers and interleaves runners with it. Nil in service.
+	Step func(ctx context.Context, op Op) error
 	// EventEntity, when set, is the entity type of the events an applied entry stages for
 	// each company whose accounts it changed (events.go); empty stages none.
 	EventEntity string
@@ -80,7 +85,7 @@ type Config struct {
 // Journal records and applies entries.
 type Journal struct {
 	cfg                                  Config
-	entries, resolutions, history, accts *mongo.Collection
+	entries, resolutions, history, accts coll
 	// stateReads counts the reads of an entry's state before a holder write (Stats).
 	stateReads atomic.Int64
 }
@@ -102,9 +107,9 @@ func New(cfg Config) *Journal {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	j := &Journal{cfg: cfg, entries: cfg.DB.Collection(cfg.Prefix + "_entries"),
-		resolutions: cfg.DB.Collection(cfg.Prefix + "_resolutions"), history: cfg.DB.Collection(cfg.Prefix + "_history"),
-		accts: cfg.DB.Collection(cfg.Prefix + "_accounts")}
+	j := &Journal{cfg: cfg}
+	j.entries, j.resolutions = j.collection(cfg.Prefix+"_entries"), j.collection(cfg.Prefix+"_resolutions")
+	j.history, j.accts = j.collection(cfg.Prefix+"_history"), j.collection(cfg.Prefix+"_accounts")
 	if j.cfg.Policy == nil {
 		j.cfg.Policy = func(string) HolderPolicy { return HolderPolicy{Collection: j.accts.Name(), Create: true} }
 	}
@@ -148,10 +153,10 @@ func (j *Journal) EnsureIndexes(ctx context.Context) error {
 
 func (j *Journal) now() time.Time { return j.cfg.Now().UTC().Truncate(time.Millisecond) }
 
-func (j *Journal) holderCollection(holder string) (*mongo.Collection, HolderPolicy) {
+func (j *Journal) holderCollection(holder string) (coll, HolderPolicy) {
 	p := j.cfg.Policy(holder)
 	if p.Collection == "" {
 		p.Collection = j.accts.Name()
 	}
-	return j.cfg.DB.Collection(p.Collection), p
+	return j.collection(p.Collection), p
 }

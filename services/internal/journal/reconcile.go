@@ -49,7 +49,7 @@ func (j *Journal) Reconcile(ctx context.Context) (Report, error) {
 	start := j.now().Add(-reconcileMargin)
 	holders := map[string]holderDoc{}
 	for _, col := range append(slices.Clone(j.cfg.Collections), j.accts.Name()) {
-		if err := j.snapshotHolders(ctx, j.cfg.DB.Collection(col), holders); err != nil {
+		if err := j.snapshotHolders(ctx, j.collection(col), holders); err != nil {
 			return r, err
 		}
 	}
@@ -169,7 +169,7 @@ func (j *Journal) readHolderIfAny(ctx context.Context, h string) (holderDoc, err
 
 // snapshotHolders reads every holder document of col that took an entry (the snapshots the
 // totals are made of).
-func (j *Journal) snapshotHolders(ctx context.Context, col *mongo.Collection, into map[string]holderDoc) error {
+func (j *Journal) snapshotHolders(ctx context.Context, col coll, into map[string]holderDoc) error {
 	cur, err := col.Find(ctx, bson.D{{Key: "ledgerSeq", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetProjection(holderFields))
 	if err != nil {
 		return fmt.Errorf("read holders of %s: %w", col.Name(), err)

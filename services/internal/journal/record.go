@@ -188,7 +188,7 @@ func (j *Journal) prechecked(id, h string, docs map[string]holderDoc, per map[st
 }
 
 func (j *Journal) readHolders(ctx context.Context, col string, ids []string) (map[string]holderDoc, error) {
-	cur, err := j.cfg.DB.Collection(col).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
+	cur, err := j.collection(col).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
 		options.Find().SetProjection(holderFields))
 	if err != nil {
 		return nil, fmt.Errorf("read account holders: %w", err)
