@@ -10,8 +10,11 @@ import (
 // RecoveryBatch bounds how many settlements one sweep resumes.
 const RecoveryBatch = 50
 
-// recoverTimeout bounds the recovery of one settlement.
-const recoverTimeout = 30 * time.Second
+// recoverTimeout bounds the recovery of one settlement. A resumed transition runs to its end:
+// its money steps may take minutes (a PAY_IN over a thousand wallets on the embedded
+// database), the claim's lease is renewed meanwhile, and trading's journal keeps each entry
+// to one runner however long it takes. The bound is that of one journal call.
+const recoverTimeout = 10 * time.Minute
 
 // Recover resumes the pending transitions whose lease ran out more than grace ago (the
 // process crashed, the caller gave up). Each is resumed from the settlement as read, so one

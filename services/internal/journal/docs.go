@@ -25,6 +25,10 @@ type entryDoc struct {
 	OpenUntil time.Time `bson:"openUntil,omitempty"`
 	CreatedAt time.Time `bson:"createdAt"`
 	UpdatedAt time.Time `bson:"updatedAt"`
+	// LeaseUntil is when the runner's lease on the entry runs out, Runner its token
+	// (lease.go); kept until the entry is final, then left as they were.
+	LeaseUntil time.Time `bson:"leaseUntil,omitempty"`
+	Runner     string    `bson:"runner,omitempty"`
 }
 
 // failure is why an entry was rejected: the account that lacked funds.

@@ -211,7 +211,12 @@ func (j *Journal) writeHolder(ctx context.Context, doc holderDoc, m markerDoc, m
 	if err != nil {
 		return false, fmt.Errorf("apply %s to %s: %w", m.K, doc.ID, err)
 	}
-	return res.MatchedCount == 1, nil
+	if res.MatchedCount == 1 {
+		j.holderWrites.Add(1)
+		return true, nil
+	}
+	j.conflicts.Add(1)
+	return false, nil
 }
 
 // versionFilter matches the holder at doc's version (a document the journal never touched

@@ -72,6 +72,9 @@ type Config struct {
 	MaxLegs, MaxMarkers, MaxAttempts int
 	// Now is the clock.
 	Now func() time.Time
+	// Lease is how long a runner holds an entry without renewing it (DefaultLease when 0):
+	// the recovery pass resumes an entry only once its lease has run out (lease.go).
+	Lease time.Duration
 	// Step, when set, is called around every database call of the journal (store.go): before
 	// it, and after a write that returned without error. An error before is the call's
 	// error; an error after replaces the write's answer (the write happened). The seeded
@@ -86,8 +89,8 @@ type Config struct {
 type Journal struct {
 	cfg                                  Config
 	entries, resolutions, history, accts coll
-	// stateReads counts the reads of an entry's state before a holder write (Stats).
-	stateReads atomic.Int64
+	// Counts of Stats.
+	runs, stateReads, holderWrites, conflicts atomic.Int64
 }
 
 // New returns a journal on cfg.DB; call EnsureIndexes before use.
@@ -106,6 +109,9 @@ func New(cfg Config) *Journal {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
 	}
 	j := &Journal{cfg: cfg}
 	j.entries, j.resolutions = j.collection(cfg.Prefix+"_entries"), j.collection(cfg.Prefix+"_resolutions")
@@ -127,7 +133,8 @@ func Indexes(prefix string) []mongodb.Index {
 	}
 	entries, resolutions, history := prefix+"_entries", prefix+"_resolutions", prefix+"_history"
 	return []mongodb.Index{
-		// Entries left recorded or compensating, for the recovery pass.
+		// Entries left recorded or compensating (few), for the recovery pass (whose runner's
+		// lease ran out, oldest first) and for reconciliation.
 		{Collection: entries, Name: "state_created", Keys: mongodb.Keys("state", "createdAt")},
 		{Collection: entries, Name: "business_created", Keys: mongodb.Keys("businessKey", "createdAt")},
 		// Entries changed lately, for reconciliation while entries move.

@@ -51,7 +51,7 @@ func (j *Journal) Record(ctx context.Context, e Entry) (Result, error) {
 	if err != nil || !fresh {
 		return j.continueStored(ctx, e, stored, err)
 	}
-	return Result{}, j.apply(ctx, e)
+	return Result{}, j.runHeld(ctx, e, stored.Runner, StateRecorded, nil)
 }
 
 // recordRefusal stores e as rejected for lack of funds without applying anything, unless a
@@ -82,9 +82,11 @@ func (j *Journal) lookup(ctx context.Context, id string) (entryDoc, bool, error)
 	return d, true, nil
 }
 
-// storedOrNew inserts e, or returns the entry stored under its id (fresh false).
+// storedOrNew inserts e holding its lease (the returned document's Runner is the token), or
+// returns the entry stored under its id (fresh false).
 func (j *Journal) storedOrNew(ctx context.Context, e Entry) (entryDoc, bool, error) {
 	doc := toEntryDoc(e, j.now())
+	doc.LeaseUntil, doc.Runner = j.leaseEnd(), newToken()
 	_, err := j.entries.InsertOne(ctx, doc)
 	if err == nil {
 		return doc, true, nil
@@ -114,10 +116,11 @@ func (j *Journal) continueStored(ctx context.Context, e Entry, stored entryDoc, 
 		return Result{Replayed: true}, nil
 	case StateRejected:
 		return Result{}, stored.rejection()
-	case StateCompensating:
-		return Result{}, j.compensate(ctx, e, stored.Reason)
 	}
-	return Result{}, j.apply(ctx, e)
+	// Being run: by another runner while its lease lasts (its outcome is the answer), by
+	// this call once it has run out.
+	theirs, err := j.takeOver(ctx, e, stored, true)
+	return Result{Replayed: theirs && err == nil}, err
 }
 
 func (d entryDoc) rejection() error {

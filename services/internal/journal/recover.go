@@ -19,19 +19,27 @@ type Recovery struct {
 	Applied, Rejected, Resolved, Expired int
 }
 
-// Recover completes what runners left: entries still recorded or compensating since before
-// cutoff are applied or undone, resolutions still open since before cutoff get their entry,
-// and holds past their expiry are voided. Every step is the idempotent one the runners
-// take, so several recovery passes (replicas) may run at once.
+// Recover completes what runners left: entries still recorded or compensating whose
+// runner's lease has run out are applied or undone (by this pass as their one runner; an
+// entry whose lease is live is left to its runner, however long it takes), resolutions
+// still open since before cutoff get their entry, and holds past their expiry are voided.
+// Every step is the idempotent one the runners take, so several recovery passes (replicas)
+// may run at once.
 func (j *Journal) Recover(ctx context.Context, cutoff time.Time) (Recovery, error) {
 	var r Recovery
 	var errs []error
+	now := j.now()
 	stuck, err := j.findEntries(ctx, bson.D{{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{StateRecorded, StateCompensating}}}},
-		{Key: "createdAt", Value: bson.D{{Key: "$lt", Value: cutoff}}}})
+		{Key: "$or", Value: bson.A{
+			bson.D{{Key: fieldLease, Value: bson.D{{Key: "$lt", Value: now}}}},
+			bson.D{{Key: fieldLease, Value: bson.D{{Key: "$exists", Value: false}}}},
+		}}})
 	errs = append(errs, err)
 	for _, d := range stuck {
 		err := j.resume(ctx, d)
 		switch {
+		case errors.Is(err, errLeased):
+			// taken by another runner since it was read
 		case errors.Is(err, ErrInsufficient):
 			r.Rejected++
 		case err == nil:
@@ -65,16 +73,13 @@ func (j *Journal) resume(ctx context.Context, d entryDoc) error {
 	if err != nil {
 		return err
 	}
-	if d.State == StateCompensating {
-		return j.compensate(ctx, e, d.Reason)
+	if _, err := j.takeOver(ctx, e, d, false); err != nil {
+		return err
 	}
 	if e.Kind == Post || e.Kind == Void {
-		if err := j.apply(ctx, e); err != nil {
-			return err
-		}
 		return j.closeHold(ctx, e.HoldRef)
 	}
-	return j.apply(ctx, e)
+	return nil
 }
 
 // finishResolutions writes the entry of resolutions inserted before cutoff and never done.
@@ -91,7 +96,14 @@ func (j *Journal) finishResolutions(ctx context.Context, cutoff time.Time) (int,
 	// One bad resolution never stops the others: each is tried, the errors are joined.
 	n := 0
 	var errs []error
+	now := j.now()
 	for _, r := range open {
+		if d, found, err := j.lookup(ctx, r.By); err != nil {
+			errs = append(errs, err)
+			continue
+		} else if found && (d.State == StateRecorded || d.State == StateCompensating) && d.LeaseUntil.After(now) {
+			continue // its runner is at work: it closes the resolution
+		}
 		if _, err := j.Resolve(ctx, r.By, r.HoldID, r.Kind, r.Code); err != nil {
 			errs = append(errs, fmt.Errorf("resolution of %s by %s: %w", r.HoldID, r.By, err))
 			continue

@@ -57,7 +57,7 @@ func (j *Journal) Resolve(ctx context.Context, id, holdID string, kind Kind, cod
 	if err != nil || !fresh {
 		res, err = j.continueStored(ctx, e, stored, err)
 	} else {
-		err = j.apply(ctx, e)
+		err = j.runHeld(ctx, e, stored.Runner, StateRecorded, nil)
 	}
 	if err != nil {
 		return Result{}, err
@@ -83,10 +83,8 @@ func (j *Journal) appliedHold(ctx context.Context, holdID string) (Entry, error)
 		return Entry{}, err
 	}
 	switch d.State {
-	case StateRecorded:
-		err = j.apply(ctx, hold)
-	case StateCompensating:
-		err = j.compensate(ctx, hold, d.Reason)
+	case StateRecorded, StateCompensating:
+		_, err = j.takeOver(ctx, hold, d, true)
 	case StateRejected:
 		err = ErrInsufficient
 	}

@@ -863,6 +863,13 @@ func (s *sim) recoverAll(graceful bool) {
 			s.failed(err, "recovery pass (cutoff now): %v", err)
 		}
 	}
+	// Later on: the leases of runners that crashed have run out (a crashed runner never drops
+	// its lease; its entry waits for the lease's end, which the business clock need not reach).
+	if _, err := s.f.db.Collection("journal_entries").UpdateMany(s.ctx,
+		bson.D{{Key: "state", Value: bson.D{{Key: "$in", Value: bson.A{journal.StateRecorded, journal.StateCompensating}}}}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "leaseUntil", Value: s.f.now.Add(-time.Second)}}}}); err != nil {
+		s.failed(err, "expire leases: %v", err)
+	}
 	for range simRecoverPasses {
 		r, err := s.f.j.Recover(s.ctx, s.f.now.Add(time.Hour))
 		add(r)
