@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -59,10 +60,21 @@ func (j *Journal) runHeld(ctx context.Context, e Entry, token string, state Stat
 	} else {
 		err = j.apply(work, e)
 	}
-	stop()
-	if err != nil && !errors.Is(err, ErrInsufficient) {
-		j.dropLease(ctx, e.ID, token)
+	lost := stop()
+	if err == nil || errors.Is(err, ErrInsufficient) {
+		return err
 	}
+	if lost && ctx.Err() == nil {
+		// Another runner took the entry over (a renewal came too late): its outcome is the
+		// answer, as for a retry.
+		d, rerr := j.entry(ctx, e.ID)
+		if rerr != nil {
+			return rerr
+		}
+		_, err = j.takeOver(ctx, e, d, true)
+		return err
+	}
+	j.dropLease(ctx, e.ID, token)
 	return err
 }
 
@@ -121,11 +133,13 @@ func (j *Journal) takeLease(ctx context.Context, id, token string) (bool, error)
 
 // keepLease renews token's lease on entry id every third of its length until stop is
 // called. The returned context ends if the lease is lost (another runner took it over
-// after a renewal came too late): a runner without its lease stops.
-func (j *Journal) keepLease(ctx context.Context, id, token string) (context.Context, func()) {
+// after a renewal came too late): a runner without its lease stops. stop reports whether it
+// was lost.
+func (j *Journal) keepLease(ctx context.Context, id, token string) (context.Context, func() bool) {
 	work, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	stopped := make(chan struct{})
+	var lost atomic.Bool
 	go func() {
 		defer close(stopped)
 		t := time.NewTicker(max(j.cfg.Lease/3, 10*time.Millisecond))
@@ -146,15 +160,17 @@ func (j *Journal) keepLease(ctx context.Context, id, token string) (context.Cont
 				bson.D{{Key: "$set", Value: bson.D{{Key: fieldLease, Value: j.leaseEnd()}}}})
 			rcancel()
 			if err == nil && res.MatchedCount == 0 {
+				lost.Store(true)
 				cancel() // final (the work is ending anyway) or taken over: stop
 				return
 			}
 		}
 	}()
-	return work, func() {
+	return work, func() bool {
 		close(done)
 		<-stopped
 		cancel()
+		return lost.Load()
 	}
 }
 

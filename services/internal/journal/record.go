@@ -92,6 +92,9 @@ func (j *Journal) storedOrNew(ctx context.Context, e Entry) (entryDoc, bool, err
 		return doc, true, nil
 	}
 	if !mongo.IsDuplicateKeyError(err) {
+		// The insert may have landed with its answer lost: the lease it took is dropped, so
+		// that the caller's retry runs the entry at once instead of waiting for it to run out.
+		j.dropLease(ctx, e.ID, doc.Runner)
 		return entryDoc{}, false, fmt.Errorf("insert entry %s: %w", e.ID, err)
 	}
 	stored, err := j.entry(ctx, e.ID)
