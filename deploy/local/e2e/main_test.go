@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -80,6 +84,10 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if err := journalReconciles(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: after every test:", err)
+		code = 1
+	}
+	if err := controlsRanClean(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: the scheduled reconciliations:", err)
 		code = 1
 	}
 	if err := env.stack.Stop(); err != nil {
@@ -311,4 +319,41 @@ func journalReconciles() error {
 		return fmt.Errorf("trading's journal does not reconcile:\n%s", strings.Join(v, "\n"))
 	}
 	return nil
+}
+
+// controlsRanClean checks the scheduled reconciliations of the run (services/internal/control,
+// every minute in the local suite): each ran while the tests moved money, and its last pass
+// found no difference.
+func controlsRanClean() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client, err := mongo.Connect(options.Client().ApplyURI(env.stack.MongoURI))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = client.Disconnect(ctx) }()
+	var errs []error
+	for db, name := range map[string]string{"trading": "trading.journal", "custody": "custody.journal", "interchange": "interchange.transit"} {
+		var d struct {
+			LastRunAt   time.Time `bson:"lastRunAt"`
+			Differences int       `bson:"differences"`
+			Samples     []string  `bson:"samples"`
+		}
+		// A short run may end before the first pass (a tenth of the interval after the start).
+		var err error
+		for wait := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+			err = client.Database(db).Collection("controls").FindOne(ctx, bson.D{{Key: "_id", Value: name}}).Decode(&d)
+			if err == nil && !d.LastRunAt.IsZero() || time.Now().After(wait) {
+				break
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		if d.LastRunAt.IsZero() || d.Differences != 0 {
+			errs = append(errs, fmt.Errorf("%s: last pass at %s found %d differences: %q", name, d.LastRunAt, d.Differences, d.Samples))
+		}
+	}
+	return errors.Join(errs...)
 }

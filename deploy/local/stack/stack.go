@@ -142,6 +142,10 @@ var demoWebhooks = eventsapp.WebhookConfig{Keys: "demo=ZGVtby1vbmx5LXdlYmhvb2sta
 // to seconds, so that a retry is seen while one waits.
 const LocalSchedule = "1s,2s,4s,8s,15s,30s,1m ±20%"
 
+// localReconcile runs each ledger's reconciliation every minute while the local suite runs
+// (the e2e tests read the outcome).
+const localReconcile = time.Minute
+
 type runner func(ctx context.Context, common config.Common, peers map[string]string, logger *slog.Logger) error
 
 func services(opts Options) map[string]runner {
@@ -152,20 +156,25 @@ func services(opts Options) map[string]runner {
 				ComplianceAddr: peers[complianceapp.Name], SweepInterval: time.Second, ExecutionGrace: 5 * time.Second, Now: opts.DeskClock}, l)
 		},
 		tradingapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
-			return tradingapp.Run(ctx, tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem"),
-				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}, l)
+			cfg := tradingapp.Config{Common: c, OperatorKeyFile: filepath.Join(filepath.Dir(c.PrincipalPublicKeyFile), "operator.pem"),
+				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}
+			cfg.Reconcile.Interval = localReconcile
+			return tradingapp.Run(ctx, cfg, l)
 		},
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
 			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], CustodyAddr: peers[custodyapp.Name], ComplianceAddr: peers[complianceapp.Name],
 				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second, SettlementLease: settlement.DefaultLease}
+			cfg.Reconcile.Interval = localReconcile
 			if opts.Interchange != nil {
 				opts.Interchange(&cfg)
 			}
 			return interchangeapp.Run(ctx, cfg, l)
 		},
 		custodyapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
-			return custodyapp.Run(ctx, custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], ComplianceAddr: peers[complianceapp.Name], FeeMaxAge: 10 * time.Minute,
-				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}, l)
+			cfg := custodyapp.Config{Common: c, ServicedeskAddr: peers[servicedeskapp.Name], ComplianceAddr: peers[complianceapp.Name], FeeMaxAge: 10 * time.Minute,
+				RecoveryInterval: time.Second, RecoveryGrace: 5 * time.Second}
+			cfg.Reconcile.Interval = localReconcile
+			return custodyapp.Run(ctx, cfg, l)
 		},
 		complianceapp.Name: func(ctx context.Context, c config.Common, _ map[string]string, l *slog.Logger) error {
 			return complianceapp.Run(ctx, complianceapp.Config{Common: c}, l)

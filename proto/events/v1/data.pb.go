@@ -1459,7 +1459,10 @@ type JournalEntryPostedEventData struct {
 	// here, and the account statements list them all.
 	PostingCount int32 `protobuf:"varint,6,opt,name=posting_count,json=postingCount,proto3" json:"posting_count,omitempty"`
 	// The postings, as the account statement shows them.
-	Postings      []*JournalPosting `protobuf:"bytes,7,rep,name=postings,proto3" json:"postings,omitempty"`
+	Postings []*JournalPosting `protobuf:"bytes,7,rep,name=postings,proto3" json:"postings,omitempty"`
+	// The entry a reversal reverses (a correction: the original's legs with their sides
+	// swapped, for at most its amounts); absent on every other entry.
+	Reverses      *string `protobuf:"bytes,8,opt,name=reverses,proto3,oneof" json:"reverses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1541,6 +1544,13 @@ func (x *JournalEntryPostedEventData) GetPostings() []*JournalPosting {
 		return x.Postings
 	}
 	return nil
+}
+
+func (x *JournalEntryPostedEventData) GetReverses() string {
+	if x != nil && x.Reverses != nil {
+		return *x.Reverses
+	}
+	return ""
 }
 
 // A posting to one account, as a statement row.
@@ -1688,6 +1698,89 @@ func (x *JournalPosting) GetPendingInBalance() string {
 	return ""
 }
 
+// A scheduled reconciliation of one ledger found differences; sent to the custodian's
+// operators (docs/operations.md says what to do).
+type LedgerReconciliationEventData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The control that ran: `trading.journal`, `custody.journal` or `interchange.transit`.
+	Control string `protobuf:"bytes,1,opt,name=control,proto3" json:"control,omitempty"`
+	// How many differences it found.
+	Differences int32 `protobuf:"varint,2,opt,name=differences,proto3" json:"differences,omitempty"`
+	// The first differences (at most 20), each naming the accounts and entries concerned.
+	Samples []string `protobuf:"bytes,3,rep,name=samples,proto3" json:"samples,omitempty"`
+	// ISO 8601 UTC time of the pass.
+	CheckedAt string `protobuf:"bytes,4,opt,name=checked_at,json=checkedAt,proto3" json:"checked_at,omitempty"`
+	// ISO 8601 UTC time of the last pass that found none, if any did.
+	LastCleanAt   *string `protobuf:"bytes,5,opt,name=last_clean_at,json=lastCleanAt,proto3,oneof" json:"last_clean_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LedgerReconciliationEventData) Reset() {
+	*x = LedgerReconciliationEventData{}
+	mi := &file_events_v1_data_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LedgerReconciliationEventData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LedgerReconciliationEventData) ProtoMessage() {}
+
+func (x *LedgerReconciliationEventData) ProtoReflect() protoreflect.Message {
+	mi := &file_events_v1_data_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LedgerReconciliationEventData.ProtoReflect.Descriptor instead.
+func (*LedgerReconciliationEventData) Descriptor() ([]byte, []int) {
+	return file_events_v1_data_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *LedgerReconciliationEventData) GetControl() string {
+	if x != nil {
+		return x.Control
+	}
+	return ""
+}
+
+func (x *LedgerReconciliationEventData) GetDifferences() int32 {
+	if x != nil {
+		return x.Differences
+	}
+	return 0
+}
+
+func (x *LedgerReconciliationEventData) GetSamples() []string {
+	if x != nil {
+		return x.Samples
+	}
+	return nil
+}
+
+func (x *LedgerReconciliationEventData) GetCheckedAt() string {
+	if x != nil {
+		return x.CheckedAt
+	}
+	return ""
+}
+
+func (x *LedgerReconciliationEventData) GetLastCleanAt() string {
+	if x != nil && x.LastCleanAt != nil {
+		return *x.LastCleanAt
+	}
+	return ""
+}
+
 // A webhook subscription the dispatcher suspended; sent to the company's other
 // subscriptions.
 type SubscriptionSuspendedEventData struct {
@@ -1704,7 +1797,7 @@ type SubscriptionSuspendedEventData struct {
 
 func (x *SubscriptionSuspendedEventData) Reset() {
 	*x = SubscriptionSuspendedEventData{}
-	mi := &file_events_v1_data_proto_msgTypes[15]
+	mi := &file_events_v1_data_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1809,7 @@ func (x *SubscriptionSuspendedEventData) String() string {
 func (*SubscriptionSuspendedEventData) ProtoMessage() {}
 
 func (x *SubscriptionSuspendedEventData) ProtoReflect() protoreflect.Message {
-	mi := &file_events_v1_data_proto_msgTypes[15]
+	mi := &file_events_v1_data_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1729,7 +1822,7 @@ func (x *SubscriptionSuspendedEventData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionSuspendedEventData.ProtoReflect.Descriptor instead.
 func (*SubscriptionSuspendedEventData) Descriptor() ([]byte, []int) {
-	return file_events_v1_data_proto_rawDescGZIP(), []int{15}
+	return file_events_v1_data_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubscriptionSuspendedEventData) GetSubscriptionId() string {
@@ -1948,7 +2041,7 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\v_request_idB\x12\n" +
 	"\x10_previous_statusB\t\n" +
 	"\a_reasonB\r\n" +
-	"\v_decided_at\"\xb1\x02\n" +
+	"\v_decided_at\"\xdf\x02\n" +
 	"\x1bJournalEntryPostedEventData\x12\x19\n" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12!\n" +
@@ -1956,11 +2049,13 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x1c\n" +
 	"\ahold_id\x18\x05 \x01(\tH\x01R\x06holdId\x88\x01\x01\x12#\n" +
 	"\rposting_count\x18\x06 \x01(\x05R\fpostingCount\x125\n" +
-	"\bpostings\x18\a \x03(\v2\x19.events.v1.JournalPostingR\bpostings:\x18\xaa\x9f\x19\x14journal.entry.postedB\f\n" +
+	"\bpostings\x18\a \x03(\v2\x19.events.v1.JournalPostingR\bpostings\x12\x1f\n" +
+	"\breverses\x18\b \x01(\tH\x02R\breverses\x88\x01\x01:\x18\xaa\x9f\x19\x14journal.entry.postedB\f\n" +
 	"\n" +
 	"_referenceB\n" +
 	"\n" +
-	"\b_hold_id\"\xe0\x03\n" +
+	"\b_hold_idB\v\n" +
+	"\t_reverses\"\xe0\x03\n" +
 	"\x0eJournalPosting\x12\x1b\n" +
 	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x12\x1a\n" +
@@ -1975,7 +2070,15 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\x0eledger_balance\x18\n" +
 	" \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\v \x01(\tR\x11pendingOutBalance\x12,\n" +
-	"\x12pending_in_balance\x18\f \x01(\tR\x10pendingInBalance\"\xa8\x01\n" +
+	"\x12pending_in_balance\x18\f \x01(\tR\x10pendingInBalance\"\xf1\x01\n" +
+	"\x1dLedgerReconciliationEventData\x12\x18\n" +
+	"\acontrol\x18\x01 \x01(\tR\acontrol\x12 \n" +
+	"\vdifferences\x18\x02 \x01(\x05R\vdifferences\x12\x18\n" +
+	"\asamples\x18\x03 \x03(\tR\asamples\x12\x1d\n" +
+	"\n" +
+	"checked_at\x18\x04 \x01(\tR\tcheckedAt\x12'\n" +
+	"\rlast_clean_at\x18\x05 \x01(\tH\x00R\vlastCleanAt\x88\x01\x01: \xaa\x9f\x19\x1cledger.reconciliation.failedB\x10\n" +
+	"\x0e_last_clean_at\"\xa8\x01\n" +
 	"\x1eSubscriptionSuspendedEventData\x12'\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tR\x0esubscriptionId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12!\n" +
@@ -1995,7 +2098,7 @@ func file_events_v1_data_proto_rawDescGZIP() []byte {
 	return file_events_v1_data_proto_rawDescData
 }
 
-var file_events_v1_data_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_events_v1_data_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_events_v1_data_proto_goTypes = []any{
 	(*ServiceRequestEventData)(nil),        // 0: events.v1.ServiceRequestEventData
 	(*WalletEventData)(nil),                // 1: events.v1.WalletEventData
@@ -2012,22 +2115,23 @@ var file_events_v1_data_proto_goTypes = []any{
 	(*WithdrawalEventData)(nil),            // 12: events.v1.WithdrawalEventData
 	(*JournalEntryPostedEventData)(nil),    // 13: events.v1.JournalEntryPostedEventData
 	(*JournalPosting)(nil),                 // 14: events.v1.JournalPosting
-	(*SubscriptionSuspendedEventData)(nil), // 15: events.v1.SubscriptionSuspendedEventData
-	(*structpb.Struct)(nil),                // 16: google.protobuf.Struct
-	(*v1.ErrorObject)(nil),                 // 17: common.v1.ErrorObject
-	(*descriptorpb.MessageOptions)(nil),    // 18: google.protobuf.MessageOptions
+	(*LedgerReconciliationEventData)(nil),  // 15: events.v1.LedgerReconciliationEventData
+	(*SubscriptionSuspendedEventData)(nil), // 16: events.v1.SubscriptionSuspendedEventData
+	(*structpb.Struct)(nil),                // 17: google.protobuf.Struct
+	(*v1.ErrorObject)(nil),                 // 18: common.v1.ErrorObject
+	(*descriptorpb.MessageOptions)(nil),    // 19: google.protobuf.MessageOptions
 }
 var file_events_v1_data_proto_depIdxs = []int32{
-	16, // 0: events.v1.WalletEventData.custom_properties:type_name -> google.protobuf.Struct
+	17, // 0: events.v1.WalletEventData.custom_properties:type_name -> google.protobuf.Struct
 	3,  // 1: events.v1.AddressEventData.wallet_owner:type_name -> events.v1.EventParty
 	3,  // 2: events.v1.AddressEventData.custodian:type_name -> events.v1.EventParty
 	5,  // 3: events.v1.AddressEventData.integrity_details:type_name -> events.v1.EventIntegrity
 	4,  // 4: events.v1.EventParty.address:type_name -> events.v1.EventPostalAddress
-	17, // 5: events.v1.SettlementEventData.errors:type_name -> common.v1.ErrorObject
+	18, // 5: events.v1.SettlementEventData.errors:type_name -> common.v1.ErrorObject
 	11, // 6: events.v1.SettlementEventData.settlement_totals:type_name -> events.v1.EventAmountSum
 	11, // 7: events.v1.SettlementEventData.net_settlements:type_name -> events.v1.EventAmountSum
 	14, // 8: events.v1.JournalEntryPostedEventData.postings:type_name -> events.v1.JournalPosting
-	18, // 9: events.v1.event_types:extendee -> google.protobuf.MessageOptions
+	19, // 9: events.v1.event_types:extendee -> google.protobuf.MessageOptions
 	10, // [10:10] is the sub-list for method output_type
 	10, // [10:10] is the sub-list for method input_type
 	10, // [10:10] is the sub-list for extension type_name
@@ -2046,13 +2150,14 @@ func file_events_v1_data_proto_init() {
 	file_events_v1_data_proto_msgTypes[10].OneofWrappers = []any{}
 	file_events_v1_data_proto_msgTypes[12].OneofWrappers = []any{}
 	file_events_v1_data_proto_msgTypes[13].OneofWrappers = []any{}
+	file_events_v1_data_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_events_v1_data_proto_rawDesc), len(file_events_v1_data_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 1,
 			NumServices:   0,
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/zcustody/suite/services/custody/store"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/internal/control"
 	compliancedir "github.com/zcustody/suite/services/internal/directory"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
@@ -43,6 +44,8 @@ type Config struct {
 	// long an entry is left to the call that recorded it.
 	RecoveryInterval time.Duration `env:"JOURNAL_RECOVERY_INTERVAL, default=10s"`
 	RecoveryGrace    time.Duration `env:"JOURNAL_RECOVERY_GRACE, default=30s"`
+	// Reconcile schedules the journal's reconciliation (services/internal/control).
+	Reconcile control.Settings
 }
 
 // Run starts the custody service and serves until ctx ends.
@@ -78,7 +81,14 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	custodyv1.RegisterCustodyLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, owners, plugin.NewLedger(deps.DB)))
 	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
-	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
+	controls, err := control.Schedule(deps, cfg.Reconcile, "custody.journal", catalog.EntityCustodyReconciliation, func(ctx context.Context) ([]string, error) {
+		r, _, err := st.Reconcile(ctx)
+		return r.Violations, err
+	})
+	if err != nil {
+		return err
+	}
+	return deps.Relay(cfg.Common, Name, append(st.Outboxes(), controls)...)
 }
 
 // userDirectory connects the service desk's identity API, if configured.

@@ -22,6 +22,7 @@ import (
 	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/internal/control"
 )
 
 // Name is the service's name: its database, log tag and health entry.
@@ -55,6 +56,8 @@ type Config struct {
 	// currency, as CURRENCY=amount pairs separated by commas; empty: the defaults of
 	// docs/decisions.md. A currency without a bound cannot be settled.
 	SettlementMaxGross string `env:"SETTLEMENT_MAX_GROSS"`
+	// Reconcile schedules the transit reconciliation (services/internal/control).
+	Reconcile control.Settings
 }
 
 // maxGross reads SETTLEMENT_MAX_GROSS (nil when unset: the defaults).
@@ -130,6 +133,10 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	interchangev1.RegisterSettlementEngineServiceServer(deps.Server.GRPC, wired.Server.Engine())
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, wired.Plugin(addresses.Handlers()))
 	deps.Every("money recovery", cfg.SweepInterval, wired.Sweeper(cfg.RecoveryGrace))
+	controls, err := control.Schedule(deps, cfg.Reconcile, "interchange.transit", catalog.EntityInterchangeReconciliation, wired.ReconcileTransit)
+	if err != nil {
+		return err
+	}
 	outboxes := append(store.New(deps.DB, nil).Outboxes(), wstore.New(deps.DB).Outboxes()...)
-	return deps.Relay(cfg.Common, Name, outboxes...)
+	return deps.Relay(cfg.Common, Name, append(outboxes, controls)...)
 }

@@ -51,6 +51,7 @@ type Wired struct {
 	withdrawals *withdrawal.Service
 	expiry      time.Duration
 	executions  *plugin.Ledger
+	transit     funds.Transit
 }
 
 // Wire creates the store's indexes and the services over p.
@@ -78,9 +79,17 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	if w.expiry <= 0 {
 		w.expiry = withdrawal.DefaultExpiry
 	}
+	w.transit = funds.NewTransit(p.Ledger, custody, p.Signer)
 	w.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: w.settlements, Withdrawals: w.withdrawals,
-		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules, Custody: custody, Transit: funds.NewTransit(p.Ledger, custody, p.Signer)})
+		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules, Custody: custody, Transit: w.transit})
 	return w, nil
+}
+
+// ReconcileTransit is interchange's scheduled reconciliation: trading's and custody's
+// in-transit accounts cancel out, but for the withdrawals in flight.
+func (w *Wired) ReconcileTransit(ctx context.Context) ([]string, error) {
+	r, err := w.withdrawals.ReconcileTransit(ctx, w.transit)
+	return r.Violations, err
 }
 
 // Plugin is interchange's one plugin server (the service desk's plugin API): the withdrawal

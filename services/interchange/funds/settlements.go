@@ -2,11 +2,14 @@ package funds
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
+	"github.com/zcustody/suite/services/internal/amount"
 )
 
 // Settlements moves settlements' money (settlement.Funds).
@@ -79,6 +82,40 @@ func (f Settlements) Reverse(ctx context.Context, s settlement.Settlement) (bool
 	}
 	return f.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: settlement.ReverseID(s), Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER,
 		Legs: legs, Code: "settlement.reverse", BusinessKey: s.TrackingID})
+}
+
+// Uncleared reads the settlement's clearing account in trading's journal and names every
+// currency whose balance, pending or posted, is not zero ("" when none is).
+func (f Settlements) Uncleared(ctx context.Context, s settlement.Settlement) (string, error) {
+	ctx, err := f.ledger.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: System})
+	if err != nil {
+		return "", err
+	}
+	account := settlement.ClearingAccount(s)
+	resp, err := f.ledger.client.GetSystemAccount(ctx, &tradingv1.GetSystemAccountRequest{Account: account})
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", account, err)
+	}
+	var left []string
+	for _, c := range resp.GetCounters() {
+		net := func(credits, debits string) (amount.Amount, error) {
+			cr, err := amount.FromStored(credits)
+			if err != nil {
+				return amount.Zero, err
+			}
+			dr, err := amount.FromStored(debits)
+			return cr.Sub(dr), err
+		}
+		posted, err1 := net(c.GetCreditsPosted(), c.GetDebitsPosted())
+		pending, err2 := net(c.GetCreditsPending(), c.GetDebitsPending())
+		if err := errors.Join(err1, err2); err != nil {
+			return "", fmt.Errorf("%s %s: %w", account, c.GetCurrency(), err)
+		}
+		if !posted.IsZero() || !pending.IsZero() {
+			left = append(left, fmt.Sprintf("%s %s posted, %s pending", c.GetCurrency(), posted, pending))
+		}
+	}
+	return strings.Join(left, "; "), nil
 }
 
 func sharesLegs(shares []settlement.Share, side tradingv1.LegSide) []*tradingv1.JournalLeg {

@@ -121,7 +121,9 @@ type Outcome struct {
 //     short of funds leaves it AWAITING_FUNDS, and the next PAY_IN tries a new hold;
 //   - PAY_OUT posts that hold and pays every payee out of the clearing account;
 //   - FAILED releases the hold, or, once paid out, reverses the payments by a new entry
-//     (refused, the settlement staying PAY_OUT, when a payee no longer holds its share).
+//     (refused, the settlement staying PAY_OUT, when a payee no longer holds its share);
+//   - COMPLETE is refused, the settlement staying PAY_OUT with the reason, while its
+//     clearing account holds anything.
 func (s *Service) execute(ctx context.Context, c Settlement) (out Outcome, refusal, err error) {
 	p := c.Pending
 	out = Outcome{Status: p.To, Reason: p.Reason, PayInAttempt: max(c.PayInAttempt, 1), PayInHold: c.PayInHold,
@@ -148,6 +150,17 @@ func (s *Service) execute(ctx context.Context, c Settlement) (out Outcome, refus
 		return out, illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status), nil
 	case p.To == StatusFailed:
 		return out, nil, s.funds.Release(ctx, c)
+	case p.To == StatusComplete:
+		// A settlement completes only once its clearing account is back at zero (the money
+		// that came in all went out): otherwise it stays where it is, saying why.
+		left, err := s.funds.Uncleared(ctx, c)
+		if err != nil || left == "" {
+			return out, nil, err
+		}
+		why := "the clearing account is not at zero: " + left
+		out.Status, out.Reason = c.Status, why
+		s.log.ErrorContext(ctx, "settlement cannot complete", "tracking_id", c.TrackingID, "clearing_account", ClearingAccount(c), "holds", left)
+		return out, illegal("settlement %s: %s; it stays %s", c.TrackingID, why, c.Status), nil
 	}
 	return out, nil, nil
 }

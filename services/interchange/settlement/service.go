@@ -52,6 +52,9 @@ type Funds interface {
 	Release(ctx context.Context, s Settlement) error
 	// Reverse undoes a paid-out settlement; false: a payee no longer holds its share.
 	Reverse(ctx context.Context, s Settlement) (bool, error)
+	// Uncleared says what the settlement's clearing account still holds ("" when every
+	// currency's balance is zero, pending and posted).
+	Uncleared(ctx context.Context, s Settlement) (string, error)
 }
 
 // Wallet is what a settlement needs to know of a trading wallet.

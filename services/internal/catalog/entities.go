@@ -20,13 +20,19 @@ const (
 	EntityCustodyEntry = "custody_entry" // an applied entry of custody's journal
 
 	EntityVASPActivation = "vasp_activation"
+
+	// A ledger's scheduled reconciliation (services/internal/control), one entity per
+	// service that runs one; its events go to the custodian's operators.
+	EntityTradingReconciliation     = "trading_reconciliation"
+	EntityCustodyReconciliation     = "custody_reconciliation"
+	EntityInterchangeReconciliation = "interchange_reconciliation"
 )
 
 // EntityOwners are the entity types each service may report events of.
 var EntityOwners = map[string][]string{
 	Servicedesk: {EntityServiceRequest},
-	Trading:     {EntityWallet, EntityAddress, EntityTradingEntry},
-	Interchange: {EntitySettlement, EntityWithdrawal, EntityWhitelisted},
-	Custody:     {EntityLegacyWallet, EntityTrustline, EntityCustodyEntry},
+	Trading:     {EntityWallet, EntityAddress, EntityTradingEntry, EntityTradingReconciliation},
+	Interchange: {EntitySettlement, EntityWithdrawal, EntityWhitelisted, EntityInterchangeReconciliation},
+	Custody:     {EntityLegacyWallet, EntityTrustline, EntityCustodyEntry, EntityCustodyReconciliation},
 	Compliance:  {EntityVASPActivation},
 }

@@ -92,6 +92,10 @@ func New(logger *slog.Logger, verifier *principal.Verifier, policy authz.Policy)
 // EnableReflection serves gRPC server reflection (config.Common.Reflection decides).
 func (s *Server) EnableReflection() { reflection.Register(s.GRPC) }
 
+// Metrics is the registry the metrics server serves: a service registers its own gauges
+// and counters there.
+func (s *Server) Metrics() prometheus.Registerer { return s.registry }
+
 // Listeners are a service's two sockets: gRPC and metrics.
 type Listeners struct {
 	GRPC, Metrics net.Listener

@@ -38,7 +38,10 @@ func (r *Report) violate(format string, args ...any) {
 // applied twice to a holder, no counter may be negative and no constrained account's available balance either; and per
 // currency the trial balance (all accounts, system and clearing ones included) must be zero
 // on both the pending and the posted side (which also catches an entry applied on some of
-// its holders only, a rejected one left undone somewhere among them).
+// its holders only, a rejected one left undone somewhere among them). Completeness compares
+// the postings with the entries' legs: every entry final before the scan is on every holder
+// it names, once, with its legs' change, and a rejected one is undone wherever it was
+// posted (completeness.go).
 //
 // It needs no quiet moment: holders are read one after the other while entries are applied,
 // so every entry that was in flight or changed since shortly before the scan is brought to
@@ -54,6 +57,9 @@ func (j *Journal) Reconcile(ctx context.Context) (Report, error) {
 		}
 	}
 	if err := j.foldHistory(ctx, holders, &r); err != nil {
+		return r, err
+	}
+	if err := j.checkCompleteness(ctx, holders, start, &r); err != nil {
 		return r, err
 	}
 	snapshots := make(map[string]int64, len(holders)) // holder → sequence read

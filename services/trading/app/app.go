@@ -13,6 +13,7 @@ import (
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/app"
 	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/internal/control"
 	"github.com/zcustody/suite/services/internal/plugin"
 	"github.com/zcustody/suite/services/trading/server"
 	"github.com/zcustody/suite/services/trading/store"
@@ -31,6 +32,8 @@ type Config struct {
 	// that recorded it.
 	RecoveryInterval time.Duration `env:"JOURNAL_RECOVERY_INTERVAL, default=10s"`
 	RecoveryGrace    time.Duration `env:"JOURNAL_RECOVERY_GRACE, default=30s"`
+	// Reconcile schedules the journal's reconciliation (services/internal/control).
+	Reconcile control.Settings
 }
 
 // Run starts the trading service and serves until ctx ends.
@@ -61,5 +64,9 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	tradingv1.RegisterTradingLedgerServiceServer(deps.Server.GRPC, server.NewLedger(st))
 	pluginv1.RegisterPluginServiceServer(deps.Server.GRPC, server.NewPlugin(st, plugin.NewLedger(deps.DB), operatorKey))
 	deps.Every("journal recovery", cfg.RecoveryInterval, st.Journal().Sweep(cfg.RecoveryGrace, deps.Logger))
-	return deps.Relay(cfg.Common, Name, st.Outboxes()...)
+	controls, err := control.Schedule(deps, cfg.Reconcile, "trading.journal", catalog.EntityTradingReconciliation, st.Reconcile)
+	if err != nil {
+		return err
+	}
+	return deps.Relay(cfg.Common, Name, append(st.Outboxes(), controls)...)
 }
