@@ -39,6 +39,10 @@ var demoKeys = map[string]bool{
 	"99cc80a601307908cce7f8c2196f5abe361d2e7193252dc250f50ccc646dc45e": true, // deploy/local/demo/zderibit-company.pub.pem
 	"1934422103beb2958124ba55f266fea9cf665502a2d410682519d1a2c242d50e": true, // deploy/local/demo/zderibit-maker.pub.pem
 	"95f914909cec170b9d618978540af38f4d76e633dba7c71d773b61e7fd3088e3": true, // deploy/local/demo/zderibit-viewer.pub.pem
+	"18591984e643196b650895cc75d5d36f40c3682e3b0cb54d1720c1a607498ad5": true, // deploy/local/demo/zcustody-checker.pub.pem
+	"27cba975e16865d0e6e8dafe30f43d34b03ba253f362f8389523c057570dfb6a": true, // deploy/local/demo/zcustody-company.pub.pem
+	"6de3b253accfdb51aff9ba372d5bee79f4d3fe94c59e9367e28f8e73123759c1": true, // deploy/local/demo/zcustody-maker.pub.pem
+	"aa7f40a487e93acb1be39f559bf1f1f3074b7db312da031c33a134fa883cc8ac": true, // deploy/local/demo/zcustody-viewer.pub.pem
 	"e8ec88f5543541385e89abfc412d32d650fd618ef85437f1040ff6a9d5e64094": true, // deploy/k8s/base/secrets/operator-public.pem
 	"850d1b31b3967bd0529ba31cd9c93c3877e6803c9f71966120b62da1cfa830d5": true, // deploy/k8s/base/secrets/principal-public.pem
 	"51a954096fa41ed9614627750fd613576d007e8365a0b9e0a7048bfeb3d7944c": true, // deploy/k8s/base/secrets/servicedesk-public.pem

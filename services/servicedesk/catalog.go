@@ -6,11 +6,14 @@
 package servicedesk
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/catalog"
 )
 
@@ -53,6 +56,9 @@ type Service struct {
 	// VenueOnly marks a service offered to venue operators only (a company with venueIds):
 	// the settlement instruction is the venue's (DESIGN.md §8).
 	VenueOnly bool
+	// CustodianOnly marks a service offered to the custodian's own company only (Company
+	// Custodian): a ledger reversal corrects the custodian's books.
+	CustodianOnly bool
 }
 
 // ProductHex renders a product id the way service ids carry it: 19 → "0x0013".
@@ -75,6 +81,35 @@ func ParseProductID(s string) (int32, error) {
 // wallet (issue 18), decided by the wallet's venue through endpoint 11.
 const ServiceTradingWithdrawal = catalog.TradingWithdrawal
 
+// ServiceLedgerReversal corrects an applied journal entry of trading's or custody's journal by
+// a reversal (the custodian's operators only; executed by the journal's service).
+const ServiceLedgerReversal = catalog.LedgerReversal
+
+// OwnerFor returns the service that validates and executes a request of svc with payload (its
+// canonical JSON): the catalog's owner, except for a ledger reversal, which goes to the
+// service whose journal the payload names (catalog.JournalOwners; ER-108 otherwise).
+func OwnerFor(svc Service, payload string) (string, error) {
+	if svc.ID != ServiceLedgerReversal {
+		return svc.Owner, nil
+	}
+	var p struct {
+		Journal any `json:"journal"`
+	}
+	_ = json.Unmarshal([]byte(payload), &p) // a canonical JSON object
+	name, _ := p.Journal.(string)
+	if one, ok := p.Journal.([]any); ok && len(one) == 1 { // "x" or ["x"], as the template shows it
+		name, _ = one[0].(string)
+	}
+	if name == "" {
+		return "", apperr.Missing("payload.journal")
+	}
+	owner, ok := catalog.JournalOwners[name]
+	if !ok {
+		return "", apperr.Invalid(apperr.CodeFormat, "payload.journal", "payload.journal must be trading or custody, got %q", name)
+	}
+	return owner, nil
+}
+
 // terms are what the service desk adds to a registered service: how it is described, its
 // payload template, whether it needs a checker, how long a request may wait, and whether
 // only venue operators may ask for it.
@@ -86,6 +121,9 @@ type terms struct {
 	venueOnly    bool
 	template     string
 }
+
+// custodianServices are offered to the custodian's own company only (Service.CustodianOnly).
+var custodianServices = []string{catalog.LedgerReversal}
 
 // Catalog returns the services of the suite: the twelve of DESIGN.md §7 and the trading
 // wallet withdrawal (docs/decisions.md), each the registry's entry (services/internal/catalog)
@@ -108,6 +146,8 @@ func Catalog() []Service {
 		{catalog.AddressWhitelist, "Whitelisted Address", true, 7 * day, false,
 			`{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"],"beneficiaryId":["string"],"notes":["string"],"hostedAddress":["boolean"],"vaspId":["string"],"addressPurpose":["INCOMING","OUTGOING"]}`},
 		{catalog.AddressDeactivate, "Whitelisted Address", true, 7 * day, false, `{"address":["string"],"blockchain":["BTC","ETH","XLM","XRP"]}`},
+		{catalog.LedgerReversal, "Correction of an applied journal entry by its reversal (in full, or per account)", true, 1 * day, false,
+			`{"journal":["trading","custody"],"entryId":["string"],"amounts":["account","currency","amount"],"reason":["string"]}`},
 		{catalog.CustodyWalletCreate, "Custody Wallet", true, 7 * day, false,
 			`{"name":["string"],"currency":["BTC","ETH","XLM","XRP"],"currencyId":["btc-btc","eth-eth","xlm-xlm","xrp-xrp"],"walletOwnerId":["string"]}`},
 		{catalog.CustodyWalletRename, "Custody Wallet name", true, 7 * day, false, `{"walletId":["string"],"name":["string"]}`},
@@ -120,7 +160,7 @@ func Catalog() []Service {
 		e, _ := catalog.Lookup(t.id) // every id above is registered (TestCatalogMatchesTheRegistry)
 		out = append(out, Service{ID: e.ID, Product: e.Product, ProductID: e.ProductID, Name: e.Name, RequestType: e.RequestType,
 			Description: t.description, Template: t.template, Owner: e.Owner, NeedsChecker: t.needsChecker, Expiry: t.expiry,
-			VenueOnly: t.venueOnly})
+			VenueOnly: t.venueOnly, CustodianOnly: slices.Contains(custodianServices, e.ID)})
 	}
 	return out
 }
@@ -139,6 +179,7 @@ func Lookup(id string) (Service, bool) {
 type CatalogFilter struct {
 	Entitled     []string // service ids the caller may see; always applied
 	Venue        bool     // the caller operates a venue; without it venue-only services are left out
+	Custodian    bool     // the caller is the custodian; without it custodian-only services are left out
 	Products     []string
 	ProductIDs   []int32
 	ServiceIDs   []string

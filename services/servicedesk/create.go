@@ -39,6 +39,9 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 	}
 	r := NewRequest(d.newID(), Maker{Email: a.Email, CompanyID: a.CompanyID, CompanyName: a.CompanyName},
 		svc, draft.EndToEndID, payload, hash, d.now())
+	if r.Owner, err = OwnerFor(svc, payload); err != nil {
+		return Request{}, err
+	}
 	validated, err := d.owners.Validate(ctx, r, a.Venues)
 	if err != nil {
 		return Request{}, err
@@ -67,7 +70,7 @@ func (d *Desk) checkDraft(ctx context.Context, a Actor, draft Draft) (Service, s
 	case draft.Payload == nil:
 		return Service{}, "", apperr.Missing("payload")
 	}
-	found, err := d.store.FindCatalog(ctx, CatalogFilter{Entitled: []string{draft.ServiceID}, Venue: true})
+	found, err := d.store.FindCatalog(ctx, CatalogFilter{Entitled: []string{draft.ServiceID}, Venue: true, Custodian: true})
 	if err != nil {
 		return Service{}, "", err
 	}
@@ -77,6 +80,13 @@ func (d *Desk) checkDraft(ctx context.Context, a Actor, draft Draft) (Service, s
 	svc := found[0]
 	if svc.VenueOnly && len(a.Venues) == 0 {
 		return svc, "", apperr.Forbidden("service %s is offered to the operators of trading venues; company %s operates none", svc.ID, a.CompanyID)
+	}
+	if svc.CustodianOnly {
+		if custodian, err := d.IsCustodian(ctx, a.CompanyID); err != nil {
+			return svc, "", err
+		} else if !custodian {
+			return svc, "", apperr.Forbidden("service %s is offered to the custodian's operators only; company %s is not the custodian", svc.ID, a.CompanyID)
+		}
 	}
 	if !a.Entitled(svc.ID) {
 		return svc, "", apperr.Forbidden("you are not entitled to service %s", svc.ID)

@@ -3,6 +3,7 @@ package servicedesk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -66,7 +67,11 @@ func (d *Desk) Execute(ctx context.Context, r Request) Request {
 		return r
 	}
 	t := move(r, StatusCompleted, ActionCompleted, RoleSystem, "system")
-	if err := d.owners.Execute(ctx, r, venues); err != nil {
+	err = d.stillCustodian(ctx, r)
+	if err == nil {
+		err = d.owners.Execute(ctx, r, venues)
+	}
+	if err != nil {
 		oe := ownerError(err)
 		if d.postpone(ctx, r, oe) {
 			return r
@@ -105,6 +110,24 @@ func (d *Desk) venues(ctx context.Context, r Request) ([]string, error) {
 		return nil, err
 	}
 	return slices.DeleteFunc(slices.Clone(c.VenueIDs), func(v string) bool { return v == "" }), nil
+}
+
+// stillCustodian refuses, for a custodian-only service (Service.CustodianOnly), a request
+// whose company is no longer the custodian: as for a venue's service, the company's standing
+// is read again at execution. An unreadable record postpones the execution.
+func (d *Desk) stillCustodian(ctx context.Context, r Request) error {
+	if svc, ok := Lookup(r.ServiceID); !ok || !svc.CustodianOnly {
+		return nil
+	}
+	custodian, err := d.IsCustodian(ctx, r.CompanyID)
+	switch {
+	case err != nil:
+		return &OwnerError{Failure: Outage, Code: "Unavailable", Reason: err.Error()}
+	case !custodian:
+		return &OwnerError{Failure: Refused, Code: "PermissionDenied",
+			Reason: fmt.Sprintf("service %s is offered to the custodian's operators only; company %s is not the custodian", r.ServiceID, r.CompanyID)}
+	}
+	return nil
 }
 
 // postpone reports whether a failed execution is left for the sweeper to retry: always after

@@ -9,6 +9,9 @@ type Company struct {
 	DomainID   string   // UUID, as v2 approvals name the company
 	// VenueIDs are the trading venues the company operates (none for a client company).
 	VenueIDs []string
+	// Custodian is true for the custodian's own company (the house): its operators may ask
+	// for the custodian-only services (Service.CustodianOnly), e.g. a ledger reversal.
+	Custodian bool
 }
 
 // User is an API user of a company.

@@ -12,6 +12,16 @@ func (d *Desk) Catalog(ctx context.Context, f CatalogFilter) ([]Service, error) 
 	return d.store.FindCatalog(ctx, f)
 }
 
+// IsCustodian reports whether company id is the custodian's own company (a company without a
+// record is not).
+func (d *Desk) IsCustodian(ctx context.Context, id string) (bool, error) {
+	c, err := d.store.Company(ctx, id)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && c.Custodian, err
+}
+
 // Search returns one page of the company's requests matching f, and the number of matches.
 func (d *Desk) Search(ctx context.Context, f RequestFilter) ([]Request, int64, error) {
 	return d.store.SearchRequests(ctx, f)

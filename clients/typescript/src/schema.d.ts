@@ -126,6 +126,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/api/custody/wallets/balance-as-of": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a custody wallet's balances as of a time
+         * @description Extension: one of the caller's custody wallets' balances as of a time, per currency id:
+         *      the trading wallets' extension (POST /v3/api/trading/wallets/balance-as-of), the same
+         *      request and answer.
+         */
+        post: operations["getCustodyWalletBalanceAsOf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/custody/wallets/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a custody wallet's journal postings
+         * @description Extension: the journal postings of one of the caller's custody wallets in the order they
+         *      were applied, with the wallet's balances after each (a statement), served from custody's
+         *      journal: the trading wallets' extension (POST /v3/api/trading/wallets/history), the same
+         *      request, answer and paging; currencies are currency ids (btc-btc).
+         */
+        post: operations["listCustodyWalletHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/api/custody/wallets/{walletId}/activate/{currencyId}": {
         parameters: {
             query?: never;
@@ -696,6 +741,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/api/trading/wallets/balance-as-of": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a trading wallet's balances as of a time
+         * @description Extension: one of the caller's trading wallets' balances as of a time (an auditor's
+         *      question): per currency, the counters and balances after the last posting applied at or
+         *      before that time, as its history row shows them. Custody wallets have the same extension,
+         *      with the same request and answer (POST /v3/api/custody/wallets/balance-as-of).
+         */
+        post: operations["getTradingWalletBalanceAsOf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/api/trading/wallets/history": {
         parameters: {
             query?: never;
@@ -709,7 +777,8 @@ export interface paths {
          * List a trading wallet's journal postings
          * @description Extension: the journal postings of one of the caller's trading wallets in the order they
          *      were applied, with the wallet's balances after each (a statement); paged by a cursor
-         *      that does not shift while the history grows.
+         *      that does not shift while the history grows. Custody wallets have the same extension,
+         *      with the same request and answer (POST /v3/api/custody/wallets/history).
          */
         post: operations["listTradingWalletHistory"];
         delete?: never;
@@ -754,6 +823,26 @@ export interface webhooks {
          * @description Sent for each `journal.entry.posted` event to every active subscription that takes its type; its `data` is described by JournalEntryPostedEventData.
          */
         post: operations["journalEntryPostedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ledger.reconciliation.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event ledger.reconciliation.failed
+         * @description Sent for each `ledger.reconciliation.failed` event to every active subscription that takes its type; its `data` is described by LedgerReconciliationEventData.
+         */
+        post: operations["ledgerReconciliationFailedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2468,6 +2557,12 @@ export interface components {
              * @description The postings, as the account statement shows them.
              */
             postings: components["schemas"]["JournalPosting"][];
+            /**
+             * reverses
+             * @description The entry a reversal reverses (a correction: the original's legs with their sides
+             *      swapped, for at most its amounts); absent on every other entry.
+             */
+            reverses?: string | null;
         };
         /**
          * JournalPosting
@@ -2535,6 +2630,39 @@ export interface components {
              * @description Pending-in balance after.
              */
             pendingInBalance: string;
+        };
+        /**
+         * LedgerReconciliationEventData
+         * @description A scheduled reconciliation of one ledger found differences; sent to the custodian's
+         *      operators (docs/operations.md says what to do).
+         */
+        LedgerReconciliationEventData: {
+            /**
+             * control
+             * @description The control that ran: `trading.journal`, `custody.journal` or `interchange.transit`.
+             */
+            control: string;
+            /**
+             * differences
+             * Format: int32
+             * @description How many differences it found.
+             */
+            differences: number;
+            /**
+             * samples
+             * @description The first differences (at most 20), each naming the accounts and entries concerned.
+             */
+            samples: string[];
+            /**
+             * checked_at
+             * @description ISO 8601 UTC time of the pass.
+             */
+            checkedAt: string;
+            /**
+             * last_clean_at
+             * @description ISO 8601 UTC time of the last pass that found none, if any did.
+             */
+            lastCleanAt?: string | null;
         };
         /**
          * LegacyWalletEventData
@@ -4639,6 +4767,53 @@ export interface components {
             subClientBalances?: components["schemas"]["Struct"];
         };
         /**
+         * GetWalletBalanceAsOfRequest
+         * @description Body of the balance-as-of extension.
+         */
+        GetWalletBalanceAsOfRequest: {
+            /**
+             * wallet_id
+             * @description One of the caller's wallets (required): a trading wallet on the trading path, a custody
+             *      wallet on the custody path.
+             * @example ZTEST-TW-DEMO000001
+             */
+            walletId: string;
+            /**
+             * as_of
+             * @description The time (RFC 3339, e.g. 2026-11-21T10:15:30Z; required): the balances after the last
+             *      posting applied at or before it.
+             * @example 2026-11-21T10:15:30Z
+             */
+            asOf: string;
+            /**
+             * currency
+             * @description Only this currency (default: every currency of the wallet): a currency code for a
+             *      trading wallet (BTC), a currency id for a custody wallet (btc-btc).
+             */
+            currency?: string;
+        };
+        /**
+         * GetWalletBalanceAsOfResponse
+         * @description A wallet's balances as of a time.
+         */
+        GetWalletBalanceAsOfResponse: {
+            /**
+             * wallet_id
+             * @description The wallet.
+             */
+            walletId?: string;
+            /**
+             * as_of
+             * @description The time asked for, as read (ISO 8601, milliseconds).
+             */
+            asOf?: string;
+            /**
+             * balances
+             * @description One per currency of the wallet, by currency.
+             */
+            balances?: components["schemas"]["WalletBalanceAsOf"][];
+        };
+        /**
          * ListVaultAddressesRequest
          * @description Body of endpoint 7.
          */
@@ -4701,13 +4876,15 @@ export interface components {
         ListWalletHistoryRequest: {
             /**
              * wallet_id
-             * @description One of the caller's trading wallets (required).
+             * @description One of the caller's wallets (required): a trading wallet on the trading path, a custody
+             *      wallet on the custody path.
              * @example ZTEST-TW-DEMO000001
              */
             walletId: string;
             /**
              * currency
-             * @description Only postings in this currency (default: every currency of the wallet).
+             * @description Only postings in this currency (default: every currency of the wallet): a currency code
+             *      for a trading wallet (BTC), a currency id for a custody wallet (btc-btc).
              */
             currency?: string;
             /**
@@ -4733,7 +4910,8 @@ export interface components {
             /**
              * pagination_limit
              * Format: int32
-             * @description Page size, 1..1024, default 10.
+             * @description Page size in sequence numbers, 1..1024, default 10: a posting that moved two currencies
+             *      of the wallet is two items of one sequence, on the same page.
              * @example 10
              */
             paginationLimit?: number | null;
@@ -4750,7 +4928,9 @@ export interface components {
             items?: components["schemas"]["WalletPosting"][];
             /**
              * next_cursor
-             * @description Cursor of the next page; empty when this page is the last one so far.
+             * @description Cursor of the next page (the last sequence this page covers); empty when this page is
+             *      the last one so far. To follow the history later, page on from the last item's
+             *      sequence.
              */
             nextCursor?: string;
         };
@@ -4892,6 +5072,69 @@ export interface components {
             updatedAt?: string;
         };
         /**
+         * WalletBalanceAsOf
+         * @description One currency of a wallet as of a time: the account's counters and the balances derived
+         *      from them after its last posting at or before that time; all zero before its first.
+         */
+        WalletBalanceAsOf: {
+            /**
+             * currency
+             * @description Currency: a code for a trading wallet, a currency id for a custody wallet.
+             */
+            currency?: string;
+            /**
+             * sequence
+             * Format: int64
+             * @description Sequence of that posting in the wallet's history; 0 when there is none.
+             */
+            sequence?: number | string;
+            /**
+             * posted_at
+             * @description When that posting was applied (ISO 8601, milliseconds); empty when there is none.
+             */
+            postedAt?: string;
+            /**
+             * available_balance
+             * @description Available balance.
+             */
+            availableBalance?: string;
+            /**
+             * ledger_balance
+             * @description Ledger balance.
+             */
+            ledgerBalance?: string;
+            /**
+             * pending_out_balance
+             * @description Pending-out balance.
+             */
+            pendingOutBalance?: string;
+            /**
+             * pending_in_balance
+             * @description Pending-in balance.
+             */
+            pendingInBalance?: string;
+            /**
+             * debits_pending
+             * @description Debits pending (counter).
+             */
+            debitsPending?: string;
+            /**
+             * debits_posted
+             * @description Debits posted (counter).
+             */
+            debitsPosted?: string;
+            /**
+             * credits_pending
+             * @description Credits pending (counter).
+             */
+            creditsPending?: string;
+            /**
+             * credits_posted
+             * @description Credits posted (counter).
+             */
+            creditsPosted?: string;
+        };
+        /**
          * WalletPosting
          * @description One posting of a wallet: what one journal entry changed on one of its currencies, and the
          *      wallet's balances in that currency after it.
@@ -4911,7 +5154,8 @@ export interface components {
             entryId?: string;
             /**
              * type
-             * @description What moved the money, e.g. deposit, settlement.payin, withdrawal.post.
+             * @description What moved the money, e.g. deposit, settlement.payin, withdrawal.post (trading),
+             *      withdrawal.credit (custody).
              */
             type?: string;
             /**
@@ -4921,7 +5165,7 @@ export interface components {
             reference?: string;
             /**
              * currency
-             * @description Currency code.
+             * @description Currency: a code for a trading wallet, a currency id for a custody wallet.
              */
             currency?: string;
             /**
@@ -4969,6 +5213,12 @@ export interface components {
              * @description Pending-in balance after the posting.
              */
             pendingInBalance?: string;
+            /**
+             * reverses
+             * @description The entry this posting's entry reverses, when it is a reversal (a correction made
+             *      through the service desk, service 0x0009-001); absent otherwise.
+             */
+            reverses?: string | null;
         };
     };
     responses: {
@@ -5519,6 +5769,94 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getCustodyWalletBalanceAsOf: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetWalletBalanceAsOfRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetWalletBalanceAsOfResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listCustodyWalletHistory: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListWalletHistoryRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWalletHistoryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6806,6 +7144,50 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    getTradingWalletBalanceAsOf: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company; without it the company itself acts. */
+                "submitter-id"?: components["parameters"]["SubmitterIdOptional"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetWalletBalanceAsOfRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetWalletBalanceAsOfResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     listTradingWalletHistory: {
         parameters: {
             query?: never;
@@ -6920,6 +7302,51 @@ export interface operations {
                     data: components["schemas"]["JournalEntryPostedEventData"];
                     /** @constant */
                     type: "journal.entry.posted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ledgerReconciliationFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["LedgerReconciliationEventData"];
+                    /** @constant */
+                    type: "ledger.reconciliation.failed";
                 };
             };
         };

@@ -13,12 +13,14 @@ import (
 	servicedeskstore "github.com/zcustody/suite/services/servicedesk/store"
 )
 
-// Demo companies: two clients, and the operators of the two demo venues.
+// Demo companies: two clients, the operators of the two demo venues, and the custodian's own
+// company (the house, whose operators correct the ledgers: 0x0009-001).
 const (
 	CompanyZTEST    = "ZTEST"
 	CompanyZACME    = "ZACME"
 	CompanyZBYBIT   = "ZBYBIT"   // operates the venue BYBIT
 	CompanyZDERIBIT = "ZDERIBIT" // operates the venue DERIBIT
+	CompanyZCUSTODY = "ZCUSTODY" // the custodian
 )
 
 // Demo venues and their operators.
@@ -49,11 +51,12 @@ type demoUser struct {
 	entitlements  []string
 }
 
-// clientServices are the catalog's services for a client company: all but the venue operators'.
+// clientServices are the catalog's services for a client company: all but the venue
+// operators' and the custodian's.
 func clientServices() []string {
 	var ids []string
 	for _, s := range servicedesk.Catalog() {
-		if !s.VenueOnly {
+		if !s.VenueOnly && !s.CustodianOnly {
 			ids = append(ids, s.ID)
 		}
 	}
@@ -64,6 +67,7 @@ func users() []demoUser {
 	all := clientServices()
 	custodyOnly := []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0003-001"}
 	venue := []string{"0x0003-003"}
+	custodian := []string{servicedesk.ServiceLedgerReversal}
 	acme := []string{"0x0003-001", "0x0003-002", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}
 	return []demoUser{
 		{"ztest", "maker", []string{principal.RoleMaker}, all},
@@ -81,6 +85,10 @@ func users() []demoUser {
 		{"zderibit", "maker", []string{principal.RoleMaker}, venue},
 		{"zderibit", "checker", []string{principal.RoleChecker}, venue},
 		{"zderibit", "viewer", []string{principal.RoleViewer}, venue},
+		// The custodian's operators: ledger reversals (0x0009-001), maker then checker.
+		{"zcustody", "maker", []string{principal.RoleMaker}, custodian},
+		{"zcustody", "checker", []string{principal.RoleChecker}, custodian},
+		{"zcustody", "viewer", []string{principal.RoleViewer}, custodian},
 	}
 }
 
@@ -103,18 +111,20 @@ func Load(ctx context.Context, client *mongo.Client) error {
 	for _, c := range []struct {
 		id, name, key string
 		venues        []string
+		custodian     bool
 	}{
-		{CompanyZTEST, "Zodia Test Ltd", "ztest-company.pub.pem", nil},
-		{CompanyZACME, "Acme Treasury AG", "zacme-company.pub.pem", nil},
-		{CompanyZBYBIT, "Bybit Settlement Desk", "zbybit-company.pub.pem", []string{VenueBYBIT}},
-		{CompanyZDERIBIT, "Deribit Settlement Desk", "zderibit-company.pub.pem", []string{VenueDERIBIT}},
+		{CompanyZTEST, "Zodia Test Ltd", "ztest-company.pub.pem", nil, false},
+		{CompanyZACME, "Acme Treasury AG", "zacme-company.pub.pem", nil, false},
+		{CompanyZBYBIT, "Bybit Settlement Desk", "zbybit-company.pub.pem", []string{VenueBYBIT}, false},
+		{CompanyZDERIBIT, "Deribit Settlement Desk", "zderibit-company.pub.pem", []string{VenueDERIBIT}, false},
+		{CompanyZCUSTODY, "Zodia Custody Operations", "zcustody-company.pub.pem", nil, true},
 	} {
 		pub, err := Key(c.key)
 		if err != nil {
 			return err
 		}
 		company := servicedesk.Company{ID: c.id, Name: c.name, Active: true, PublicKeys: []string{string(pub)}, DomainID: DomainID(c.id),
-			VenueIDs: c.venues}
+			VenueIDs: c.venues, Custodian: c.custodian}
 		if err := sd.PutCompany(ctx, company); err != nil {
 			return err
 		}

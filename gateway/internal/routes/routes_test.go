@@ -40,6 +40,8 @@ func TestLoadFromProtos(t *testing.T) {
 		{"POST", "/v3/api/compliance/vasps/search", "compliance.v1.ComplianceService.SearchVasps", "searchVasps", false},
 		{"POST", "/v3/api/compliance/vasps/{vasp_id}/activate/{valid}", "compliance.v1.ComplianceService.SetVaspActivation", "activateOrDeactivateVasp", false},
 		{"POST", "/v3/api/custody/currencies/fees", "custody.v1.CustodyService.ListLedgerFees", "retrieveLedgerFees", true},
+		{"POST", "/v3/api/custody/wallets/balance-as-of", "custody.v1.CustodyService.GetWalletBalanceAsOf", "getCustodyWalletBalanceAsOf", false},
+		{"POST", "/v3/api/custody/wallets/history", "custody.v1.CustodyService.ListWalletHistory", "listCustodyWalletHistory", false},
 		{"POST", "/v3/api/custody/wallets/{wallet_id}/activate/{currency_id}", "custody.v1.CustodyService.ActivateTrustline", "createStellarTrustline", true},
 		{"POST", "/v3/api/events/deliveries/search", "events.v1.WebhookService.SearchDeliveryAttempts", "searchWebhookDeliveryAttempts", false},
 		{"POST", "/v3/api/events/search", "events.v1.EventsService.SearchEvents", "searchEvents", false},
@@ -68,6 +70,7 @@ func TestLoadFromProtos(t *testing.T) {
 		{"POST", "/v3/api/servicedesk/requests", "servicedesk.v1.ServicedeskService.SearchRequests", "searchServiceRequests", true},
 		{"POST", "/v3/api/trading/vaults/addresses", "trading.v1.TradingService.ListVaultAddresses", "listVaultAddresses", true},
 		{"POST", "/v3/api/trading/wallets", "trading.v1.TradingService.SearchWallets", "searchTradingWallets", true},
+		{"POST", "/v3/api/trading/wallets/balance-as-of", "trading.v1.TradingService.GetWalletBalanceAsOf", "getTradingWalletBalanceAsOf", false},
 		{"POST", "/v3/api/trading/wallets/history", "trading.v1.TradingService.ListWalletHistory", "listTradingWalletHistory", false},
 	}
 	var got []route

@@ -12,6 +12,7 @@ import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/google/gnostic/openapiv3"
 	v1 "github.com/zcustody/suite/proto/common/v1"
+	v11 "github.com/zcustody/suite/proto/trading/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1159,7 +1160,7 @@ var File_custody_v1_custody_proto protoreflect.FileDescriptor
 const file_custody_v1_custody_proto_rawDesc = "" +
 	"\n" +
 	"\x18custody/v1/custody.proto\x12\n" +
-	"custody.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\"\x17\n" +
+	"custody.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bopenapiv3/annotations.proto\x1a\x18trading/v1/trading.proto\"\x17\n" +
 	"\x15ListLedgerFeesRequest\"E\n" +
 	"\x16ListLedgerFeesResponse\x12+\n" +
 	"\x05items\x18\x01 \x03(\v2\x15.custody.v1.LedgerFeeR\x05items\"\x9b\x02\n" +
@@ -1249,7 +1250,7 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x02id\x12%\n" +
 	"\tdomain_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bdomainId\"+\n" +
 	"\x19ActOnLegacyWalletResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id2\x81\f\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id2\xe9\x10\n" +
 	"\x0eCustodyService\x12\xe0\x01\n" +
 	"\x0eListLedgerFees\x12!.custody.v1.ListLedgerFeesRequest\x1a\".custody.v1.ListLedgerFeesResponse\"\x86\x01\xbaG\\\n" +
 	"\acustody\x12!Retrieve ledger fees per currency*\x12retrieveLedgerFees2\x1a\n" +
@@ -1282,7 +1283,19 @@ const file_custody_v1_custody_proto_rawDesc = "" +
 	"\x03404\x12#\x12!\n" +
 	"\x1f#/components/responses/NotFound\x12*\n" +
 	"\x03409\x12#\x12!\n" +
-	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02,:\x01*\"'/v2/api/core/wallets/{wallet_id}/actionB6Z4github.com/zcustody/suite/proto/custody/v1;custodyv1b\x06proto3"
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02,:\x01*\"'/v2/api/core/wallets/{wallet_id}/action\x12\xa6\x02\n" +
+	"\x11ListWalletHistory\x12$.trading.v1.ListWalletHistoryRequest\x1a%.trading.v1.ListWalletHistoryResponse\"\xc3\x01\xbaG\x95\x01\n" +
+	"\acustody\x12(List a custody wallet's journal postings*\x18listCustodyWalletHistory2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v3/api/custody/wallets/history\x12\xbc\x02\n" +
+	"\x14GetWalletBalanceAsOf\x12'.trading.v1.GetWalletBalanceAsOfRequest\x1a(.trading.v1.GetWalletBalanceAsOfResponse\"\xd0\x01\xbaG\x9c\x01\n" +
+	"\acustody\x12,Get a custody wallet's balances as of a time*\x1bgetCustodyWalletBalanceAsOf2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/custody/wallets/balance-as-ofB6Z4github.com/zcustody/suite/proto/custody/v1;custodyv1b\x06proto3"
 
 var (
 	file_custody_v1_custody_proto_rawDescOnce sync.Once
@@ -1298,23 +1311,27 @@ func file_custody_v1_custody_proto_rawDescGZIP() []byte {
 
 var file_custody_v1_custody_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_custody_v1_custody_proto_goTypes = []any{
-	(*ListLedgerFeesRequest)(nil),           // 0: custody.v1.ListLedgerFeesRequest
-	(*ListLedgerFeesResponse)(nil),          // 1: custody.v1.ListLedgerFeesResponse
-	(*LedgerFee)(nil),                       // 2: custody.v1.LedgerFee
-	(*FeeTier)(nil),                         // 3: custody.v1.FeeTier
-	(*ActivateTrustlineRequest)(nil),        // 4: custody.v1.ActivateTrustlineRequest
-	(*ActivateTrustlineResponse)(nil),       // 5: custody.v1.ActivateTrustlineResponse
-	(*ListLegacyWalletsRequest)(nil),        // 6: custody.v1.ListLegacyWalletsRequest
-	(*ListLegacyWalletsResponse)(nil),       // 7: custody.v1.ListLegacyWalletsResponse
-	(*LegacyWallet)(nil),                    // 8: custody.v1.LegacyWallet
-	(*AssetBalance)(nil),                    // 9: custody.v1.AssetBalance
-	(*ActOnLegacyWalletRequest)(nil),        // 10: custody.v1.ActOnLegacyWalletRequest
-	(*GetLegacyWalletProposalRequest)(nil),  // 11: custody.v1.GetLegacyWalletProposalRequest
-	(*GetLegacyWalletProposalResponse)(nil), // 12: custody.v1.GetLegacyWalletProposalResponse
-	(*WalletActionRequest)(nil),             // 13: custody.v1.WalletActionRequest
-	(*Author)(nil),                          // 14: custody.v1.Author
-	(*ActOnLegacyWalletResponse)(nil),       // 15: custody.v1.ActOnLegacyWalletResponse
-	(*v1.ErrorObject)(nil),                  // 16: common.v1.ErrorObject
+	(*ListLedgerFeesRequest)(nil),            // 0: custody.v1.ListLedgerFeesRequest
+	(*ListLedgerFeesResponse)(nil),           // 1: custody.v1.ListLedgerFeesResponse
+	(*LedgerFee)(nil),                        // 2: custody.v1.LedgerFee
+	(*FeeTier)(nil),                          // 3: custody.v1.FeeTier
+	(*ActivateTrustlineRequest)(nil),         // 4: custody.v1.ActivateTrustlineRequest
+	(*ActivateTrustlineResponse)(nil),        // 5: custody.v1.ActivateTrustlineResponse
+	(*ListLegacyWalletsRequest)(nil),         // 6: custody.v1.ListLegacyWalletsRequest
+	(*ListLegacyWalletsResponse)(nil),        // 7: custody.v1.ListLegacyWalletsResponse
+	(*LegacyWallet)(nil),                     // 8: custody.v1.LegacyWallet
+	(*AssetBalance)(nil),                     // 9: custody.v1.AssetBalance
+	(*ActOnLegacyWalletRequest)(nil),         // 10: custody.v1.ActOnLegacyWalletRequest
+	(*GetLegacyWalletProposalRequest)(nil),   // 11: custody.v1.GetLegacyWalletProposalRequest
+	(*GetLegacyWalletProposalResponse)(nil),  // 12: custody.v1.GetLegacyWalletProposalResponse
+	(*WalletActionRequest)(nil),              // 13: custody.v1.WalletActionRequest
+	(*Author)(nil),                           // 14: custody.v1.Author
+	(*ActOnLegacyWalletResponse)(nil),        // 15: custody.v1.ActOnLegacyWalletResponse
+	(*v1.ErrorObject)(nil),                   // 16: common.v1.ErrorObject
+	(*v11.ListWalletHistoryRequest)(nil),     // 17: trading.v1.ListWalletHistoryRequest
+	(*v11.GetWalletBalanceAsOfRequest)(nil),  // 18: trading.v1.GetWalletBalanceAsOfRequest
+	(*v11.ListWalletHistoryResponse)(nil),    // 19: trading.v1.ListWalletHistoryResponse
+	(*v11.GetWalletBalanceAsOfResponse)(nil), // 20: trading.v1.GetWalletBalanceAsOfResponse
 }
 var file_custody_v1_custody_proto_depIdxs = []int32{
 	2,  // 0: custody.v1.ListLedgerFeesResponse.items:type_name -> custody.v1.LedgerFee
@@ -1333,13 +1350,17 @@ var file_custody_v1_custody_proto_depIdxs = []int32{
 	6,  // 13: custody.v1.CustodyService.ListLegacyWallets:input_type -> custody.v1.ListLegacyWalletsRequest
 	11, // 14: custody.v1.CustodyService.GetLegacyWalletProposal:input_type -> custody.v1.GetLegacyWalletProposalRequest
 	10, // 15: custody.v1.CustodyService.ActOnLegacyWallet:input_type -> custody.v1.ActOnLegacyWalletRequest
-	1,  // 16: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
-	5,  // 17: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
-	7,  // 18: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
-	12, // 19: custody.v1.CustodyService.GetLegacyWalletProposal:output_type -> custody.v1.GetLegacyWalletProposalResponse
-	15, // 20: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
-	16, // [16:21] is the sub-list for method output_type
-	11, // [11:16] is the sub-list for method input_type
+	17, // 16: custody.v1.CustodyService.ListWalletHistory:input_type -> trading.v1.ListWalletHistoryRequest
+	18, // 17: custody.v1.CustodyService.GetWalletBalanceAsOf:input_type -> trading.v1.GetWalletBalanceAsOfRequest
+	1,  // 18: custody.v1.CustodyService.ListLedgerFees:output_type -> custody.v1.ListLedgerFeesResponse
+	5,  // 19: custody.v1.CustodyService.ActivateTrustline:output_type -> custody.v1.ActivateTrustlineResponse
+	7,  // 20: custody.v1.CustodyService.ListLegacyWallets:output_type -> custody.v1.ListLegacyWalletsResponse
+	12, // 21: custody.v1.CustodyService.GetLegacyWalletProposal:output_type -> custody.v1.GetLegacyWalletProposalResponse
+	15, // 22: custody.v1.CustodyService.ActOnLegacyWallet:output_type -> custody.v1.ActOnLegacyWalletResponse
+	19, // 23: custody.v1.CustodyService.ListWalletHistory:output_type -> trading.v1.ListWalletHistoryResponse
+	20, // 24: custody.v1.CustodyService.GetWalletBalanceAsOf:output_type -> trading.v1.GetWalletBalanceAsOfResponse
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name

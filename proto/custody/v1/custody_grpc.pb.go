@@ -10,6 +10,7 @@ package custodyv1
 
 import (
 	context "context"
+	v1 "github.com/zcustody/suite/proto/trading/v1"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -26,13 +27,16 @@ const (
 	CustodyService_ListLegacyWallets_FullMethodName       = "/custody.v1.CustodyService/ListLegacyWallets"
 	CustodyService_GetLegacyWalletProposal_FullMethodName = "/custody.v1.CustodyService/GetLegacyWalletProposal"
 	CustodyService_ActOnLegacyWallet_FullMethodName       = "/custody.v1.CustodyService/ActOnLegacyWallet"
+	CustodyService_ListWalletHistory_FullMethodName       = "/custody.v1.CustodyService/ListWalletHistory"
+	CustodyService_GetWalletBalanceAsOf_FullMethodName    = "/custody.v1.CustodyService/GetWalletBalanceAsOf"
 )
 
 // CustodyServiceClient is the client API for CustodyService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// CustodyService serves endpoints 4, 12, 13 and 14 of the contract.
+// CustodyService serves endpoints 4, 12, 13 and 14 of the contract, and the statement
+// extensions of custody wallets.
 type CustodyServiceClient interface {
 	// Endpoint 12: fee estimates per currency.
 	ListLedgerFees(ctx context.Context, in *ListLedgerFeesRequest, opts ...grpc.CallOption) (*ListLedgerFeesResponse, error)
@@ -46,6 +50,15 @@ type CustodyServiceClient interface {
 	GetLegacyWalletProposal(ctx context.Context, in *GetLegacyWalletProposalRequest, opts ...grpc.CallOption) (*GetLegacyWalletProposalResponse, error)
 	// Endpoint 4: approve or reject a new wallet (v2).
 	ActOnLegacyWallet(ctx context.Context, in *ActOnLegacyWalletRequest, opts ...grpc.CallOption) (*ActOnLegacyWalletResponse, error)
+	// Extension: the journal postings of one of the caller's custody wallets in the order they
+	// were applied, with the wallet's balances after each (a statement), served from custody's
+	// journal: the trading wallets' extension (POST /v3/api/trading/wallets/history), the same
+	// request, answer and paging; currencies are currency ids (btc-btc).
+	ListWalletHistory(ctx context.Context, in *v1.ListWalletHistoryRequest, opts ...grpc.CallOption) (*v1.ListWalletHistoryResponse, error)
+	// Extension: one of the caller's custody wallets' balances as of a time, per currency id:
+	// the trading wallets' extension (POST /v3/api/trading/wallets/balance-as-of), the same
+	// request and answer.
+	GetWalletBalanceAsOf(ctx context.Context, in *v1.GetWalletBalanceAsOfRequest, opts ...grpc.CallOption) (*v1.GetWalletBalanceAsOfResponse, error)
 }
 
 type custodyServiceClient struct {
@@ -106,11 +119,32 @@ func (c *custodyServiceClient) ActOnLegacyWallet(ctx context.Context, in *ActOnL
 	return out, nil
 }
 
+func (c *custodyServiceClient) ListWalletHistory(ctx context.Context, in *v1.ListWalletHistoryRequest, opts ...grpc.CallOption) (*v1.ListWalletHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v1.ListWalletHistoryResponse)
+	err := c.cc.Invoke(ctx, CustodyService_ListWalletHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *custodyServiceClient) GetWalletBalanceAsOf(ctx context.Context, in *v1.GetWalletBalanceAsOfRequest, opts ...grpc.CallOption) (*v1.GetWalletBalanceAsOfResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v1.GetWalletBalanceAsOfResponse)
+	err := c.cc.Invoke(ctx, CustodyService_GetWalletBalanceAsOf_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CustodyServiceServer is the server API for CustodyService service.
 // All implementations must embed UnimplementedCustodyServiceServer
 // for forward compatibility.
 //
-// CustodyService serves endpoints 4, 12, 13 and 14 of the contract.
+// CustodyService serves endpoints 4, 12, 13 and 14 of the contract, and the statement
+// extensions of custody wallets.
 type CustodyServiceServer interface {
 	// Endpoint 12: fee estimates per currency.
 	ListLedgerFees(context.Context, *ListLedgerFeesRequest) (*ListLedgerFeesResponse, error)
@@ -124,6 +158,15 @@ type CustodyServiceServer interface {
 	GetLegacyWalletProposal(context.Context, *GetLegacyWalletProposalRequest) (*GetLegacyWalletProposalResponse, error)
 	// Endpoint 4: approve or reject a new wallet (v2).
 	ActOnLegacyWallet(context.Context, *ActOnLegacyWalletRequest) (*ActOnLegacyWalletResponse, error)
+	// Extension: the journal postings of one of the caller's custody wallets in the order they
+	// were applied, with the wallet's balances after each (a statement), served from custody's
+	// journal: the trading wallets' extension (POST /v3/api/trading/wallets/history), the same
+	// request, answer and paging; currencies are currency ids (btc-btc).
+	ListWalletHistory(context.Context, *v1.ListWalletHistoryRequest) (*v1.ListWalletHistoryResponse, error)
+	// Extension: one of the caller's custody wallets' balances as of a time, per currency id:
+	// the trading wallets' extension (POST /v3/api/trading/wallets/balance-as-of), the same
+	// request and answer.
+	GetWalletBalanceAsOf(context.Context, *v1.GetWalletBalanceAsOfRequest) (*v1.GetWalletBalanceAsOfResponse, error)
 	mustEmbedUnimplementedCustodyServiceServer()
 }
 
@@ -148,6 +191,12 @@ func (UnimplementedCustodyServiceServer) GetLegacyWalletProposal(context.Context
 }
 func (UnimplementedCustodyServiceServer) ActOnLegacyWallet(context.Context, *ActOnLegacyWalletRequest) (*ActOnLegacyWalletResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ActOnLegacyWallet not implemented")
+}
+func (UnimplementedCustodyServiceServer) ListWalletHistory(context.Context, *v1.ListWalletHistoryRequest) (*v1.ListWalletHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWalletHistory not implemented")
+}
+func (UnimplementedCustodyServiceServer) GetWalletBalanceAsOf(context.Context, *v1.GetWalletBalanceAsOfRequest) (*v1.GetWalletBalanceAsOfResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWalletBalanceAsOf not implemented")
 }
 func (UnimplementedCustodyServiceServer) mustEmbedUnimplementedCustodyServiceServer() {}
 func (UnimplementedCustodyServiceServer) testEmbeddedByValue()                        {}
@@ -260,6 +309,42 @@ func _CustodyService_ActOnLegacyWallet_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CustodyService_ListWalletHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.ListWalletHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CustodyServiceServer).ListWalletHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CustodyService_ListWalletHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CustodyServiceServer).ListWalletHistory(ctx, req.(*v1.ListWalletHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CustodyService_GetWalletBalanceAsOf_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetWalletBalanceAsOfRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CustodyServiceServer).GetWalletBalanceAsOf(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CustodyService_GetWalletBalanceAsOf_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CustodyServiceServer).GetWalletBalanceAsOf(ctx, req.(*v1.GetWalletBalanceAsOfRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CustodyService_ServiceDesc is the grpc.ServiceDesc for CustodyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -286,6 +371,14 @@ var CustodyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ActOnLegacyWallet",
 			Handler:    _CustodyService_ActOnLegacyWallet_Handler,
+		},
+		{
+			MethodName: "ListWalletHistory",
+			Handler:    _CustodyService_ListWalletHistory_Handler,
+		},
+		{
+			MethodName: "GetWalletBalanceAsOf",
+			Handler:    _CustodyService_GetWalletBalanceAsOf_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -248,7 +248,10 @@ type Company struct {
 	// Trading venues the company operates (e.g. BYBIT): it instructs settlements there, decides
 	// withdrawals out of trading wallets there, and reads the trading wallets held there.
 	// Empty for a client company.
-	VenueIds      []string `protobuf:"bytes,6,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
+	VenueIds []string `protobuf:"bytes,6,rep,name=venue_ids,json=venueIds,proto3" json:"venue_ids,omitempty"`
+	// True for the custodian's own company (the house): its operators may request the
+	// custodian's services, e.g. a ledger reversal (0x0009-001).
+	Custodian     bool `protobuf:"varint,7,opt,name=custodian,proto3" json:"custodian,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -323,6 +326,13 @@ func (x *Company) GetVenueIds() []string {
 		return x.VenueIds
 	}
 	return nil
+}
+
+func (x *Company) GetCustodian() bool {
+	if x != nil {
+		return x.Custodian
+	}
+	return false
 }
 
 // An API user of a company.
@@ -442,7 +452,7 @@ const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"user_email\x18\x02 \x01(\tR\tuserEmail\"p\n" +
 	"\x11GetCallerResponse\x121\n" +
 	"\acompany\x18\x01 \x01(\v2\x17.servicedesk.v1.CompanyR\acompany\x12(\n" +
-	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"\xa0\x01\n" +
+	"\x04user\x18\x02 \x01(\v2\x14.servicedesk.v1.UserR\x04user\"\xbe\x01\n" +
 	"\aCompany\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -450,7 +460,8 @@ const file_servicedesk_v1_identity_proto_rawDesc = "" +
 	"\vpublic_keys\x18\x04 \x03(\tR\n" +
 	"publicKeys\x12\x1b\n" +
 	"\tdomain_id\x18\x05 \x01(\tR\bdomainId\x12\x1b\n" +
-	"\tvenue_ids\x18\x06 \x03(\tR\bvenueIds\"\xbc\x01\n" +
+	"\tvenue_ids\x18\x06 \x03(\tR\bvenueIds\x12\x1c\n" +
+	"\tcustodian\x18\a \x01(\bR\tcustodian\"\xbc\x01\n" +
 	"\x04User\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1d\n" +
 	"\n" +

@@ -660,7 +660,13 @@ type ResolveHoldRequest struct {
 	// Post or void.
 	Kind ResolveKind `protobuf:"varint,3,opt,name=kind,proto3,enum=trading.v1.ResolveKind" json:"kind,omitempty"`
 	// The business flow, e.g. settlement.payout.
-	Code          string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	Code string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	// A partial post (POST only): the amount posted per account of the hold (account, currency,
+	// side and amount; company_id is not read), at most what the hold holds there; an account
+	// of the hold not named posts nothing; the amounts balance per currency. The rest of the
+	// hold is released by the same entry. Absent: the hold is posted in full. Amounts over the
+	// hold are refused (InvalidArgument, field posted).
+	Posted        []*JournalLeg `protobuf:"bytes,5,rep,name=posted,proto3" json:"posted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -721,6 +727,13 @@ func (x *ResolveHoldRequest) GetCode() string {
 		return x.Code
 	}
 	return ""
+}
+
+func (x *ResolveHoldRequest) GetPosted() []*JournalLeg {
+	if x != nil {
+		return x.Posted
+	}
+	return nil
 }
 
 // Result of ResolveHold.
@@ -1333,12 +1346,13 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x122\n" +
 	"\aoutcome\x18\x02 \x01(\x0e2\x18.trading.v1.EntryOutcomeR\aoutcome\x12\x18\n" +
 	"\aaccount\x18\x03 \x01(\tR\aaccount\x12\x1a\n" +
-	"\bcurrency\x18\x04 \x01(\tR\bcurrency\"\x89\x01\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\"\xb9\x01\n" +
 	"\x12ResolveHoldRequest\x12\x19\n" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x17\n" +
 	"\ahold_id\x18\x02 \x01(\tR\x06holdId\x12+\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x17.trading.v1.ResolveKindR\x04kind\x12\x12\n" +
-	"\x04code\x18\x04 \x01(\tR\x04code\"d\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12.\n" +
+	"\x06posted\x18\x05 \x03(\v2\x16.trading.v1.JournalLegR\x06posted\"d\n" +
 	"\x13ResolveHoldResponse\x12\x19\n" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x122\n" +
 	"\aoutcome\x18\x02 \x01(\x0e2\x18.trading.v1.EntryOutcomeR\aoutcome\"\xa5\x01\n" +
@@ -1451,27 +1465,28 @@ var file_trading_v1_ledger_proto_depIdxs = []int32{
 	7,  // 3: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
 	2,  // 4: trading.v1.RecordEntryResponse.outcome:type_name -> trading.v1.EntryOutcome
 	3,  // 5: trading.v1.ResolveHoldRequest.kind:type_name -> trading.v1.ResolveKind
-	2,  // 6: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
-	2,  // 7: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
-	16, // 8: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
-	19, // 9: trading.v1.GetSystemAccountResponse.counters:type_name -> trading.v1.AccountCounters
-	8,  // 10: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
-	10, // 11: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
-	12, // 12: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
-	14, // 13: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
-	17, // 14: trading.v1.TradingLedgerService.GetSystemAccount:input_type -> trading.v1.GetSystemAccountRequest
-	4,  // 15: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
-	9,  // 16: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
-	11, // 17: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
-	13, // 18: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
-	15, // 19: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
-	18, // 20: trading.v1.TradingLedgerService.GetSystemAccount:output_type -> trading.v1.GetSystemAccountResponse
-	6,  // 21: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	7,  // 6: trading.v1.ResolveHoldRequest.posted:type_name -> trading.v1.JournalLeg
+	2,  // 7: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
+	2,  // 8: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
+	16, // 9: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
+	19, // 10: trading.v1.GetSystemAccountResponse.counters:type_name -> trading.v1.AccountCounters
+	8,  // 11: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
+	10, // 12: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
+	12, // 13: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
+	14, // 14: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
+	17, // 15: trading.v1.TradingLedgerService.GetSystemAccount:input_type -> trading.v1.GetSystemAccountRequest
+	4,  // 16: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
+	9,  // 17: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
+	11, // 18: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
+	13, // 19: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
+	15, // 20: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
+	18, // 21: trading.v1.TradingLedgerService.GetSystemAccount:output_type -> trading.v1.GetSystemAccountResponse
+	6,  // 22: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
+	17, // [17:23] is the sub-list for method output_type
+	11, // [11:17] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_ledger_proto_init() }

@@ -43,7 +43,8 @@ type TradingLedgerServiceClient interface {
 	// the field).
 	RecordEntry(ctx context.Context, in *RecordEntryRequest, opts ...grpc.CallOption) (*RecordEntryResponse, error)
 	// Settles (POST) or releases (VOID) a hold in full, at most once: of racing resolutions
-	// one wins, the others are answered with the winner's outcome.
+	// one wins, the others are answered with the winner's outcome. A POST naming amounts
+	// (posted) posts less than the hold and releases the rest in the same entry.
 	ResolveHold(ctx context.Context, in *ResolveHoldRequest, opts ...grpc.CallOption) (*ResolveHoldResponse, error)
 	// Credits a trading wallet with a deposit seen on its venue or chain (the operator's or the
 	// settlement engine's), at most once per deposit_id.
@@ -141,7 +142,8 @@ type TradingLedgerServiceServer interface {
 	// the field).
 	RecordEntry(context.Context, *RecordEntryRequest) (*RecordEntryResponse, error)
 	// Settles (POST) or releases (VOID) a hold in full, at most once: of racing resolutions
-	// one wins, the others are answered with the winner's outcome.
+	// one wins, the others are answered with the winner's outcome. A POST naming amounts
+	// (posted) posts less than the hold and releases the rest in the same entry.
 	ResolveHold(context.Context, *ResolveHoldRequest) (*ResolveHoldResponse, error)
 	// Credits a trading wallet with a deposit seen on its venue or chain (the operator's or the
 	// settlement engine's), at most once per deposit_id.

@@ -31,9 +31,11 @@ const (
 // Body of the wallet history extension.
 type ListWalletHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One of the caller's trading wallets (required).
+	// One of the caller's wallets (required): a trading wallet on the trading path, a custody
+	// wallet on the custody path.
 	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
-	// Only postings in this currency (default: every currency of the wallet).
+	// Only postings in this currency (default: every currency of the wallet): a currency code
+	// for a trading wallet (BTC), a currency id for a custody wallet (btc-btc).
 	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
 	// Only postings applied at or after this time (ISO 8601, e.g. 2026-11-21T00:00:00Z).
 	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
@@ -43,7 +45,8 @@ type ListWalletHistoryRequest struct {
 	Reference string `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
 	// The nextCursor of the previous page; empty for the first page.
 	Cursor string `protobuf:"bytes,6,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// Page size, 1..1024, default 10.
+	// Page size in sequence numbers, 1..1024, default 10: a posting that moved two currencies
+	// of the wallet is two items of one sequence, on the same page.
 	PaginationLimit *int32 `protobuf:"varint,7,opt,name=pagination_limit,json=paginationLimit,proto3,oneof" json:"pagination_limit,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -133,7 +136,9 @@ type ListWalletHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Postings in the order they were applied.
 	Items []*WalletPosting `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
-	// Cursor of the next page; empty when this page is the last one so far.
+	// Cursor of the next page (the last sequence this page covers); empty when this page is
+	// the last one so far. To follow the history later, page on from the last item's
+	// sequence.
 	NextCursor    string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -183,6 +188,274 @@ func (x *ListWalletHistoryResponse) GetNextCursor() string {
 	return ""
 }
 
+// Body of the balance-as-of extension.
+type GetWalletBalanceAsOfRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of the caller's wallets (required): a trading wallet on the trading path, a custody
+	// wallet on the custody path.
+	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// The time (RFC 3339, e.g. 2026-11-21T10:15:30Z; required): the balances after the last
+	// posting applied at or before it.
+	AsOf string `protobuf:"bytes,2,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	// Only this currency (default: every currency of the wallet): a currency code for a
+	// trading wallet (BTC), a currency id for a custody wallet (btc-btc).
+	Currency      string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWalletBalanceAsOfRequest) Reset() {
+	*x = GetWalletBalanceAsOfRequest{}
+	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWalletBalanceAsOfRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWalletBalanceAsOfRequest) ProtoMessage() {}
+
+func (x *GetWalletBalanceAsOfRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWalletBalanceAsOfRequest.ProtoReflect.Descriptor instead.
+func (*GetWalletBalanceAsOfRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *GetWalletBalanceAsOfRequest) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *GetWalletBalanceAsOfRequest) GetAsOf() string {
+	if x != nil {
+		return x.AsOf
+	}
+	return ""
+}
+
+func (x *GetWalletBalanceAsOfRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// A wallet's balances as of a time.
+type GetWalletBalanceAsOfResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The wallet.
+	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// The time asked for, as read (ISO 8601, milliseconds).
+	AsOf string `protobuf:"bytes,2,opt,name=as_of,json=asOf,proto3" json:"as_of,omitempty"`
+	// One per currency of the wallet, by currency.
+	Balances      []*WalletBalanceAsOf `protobuf:"bytes,3,rep,name=balances,proto3" json:"balances,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWalletBalanceAsOfResponse) Reset() {
+	*x = GetWalletBalanceAsOfResponse{}
+	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWalletBalanceAsOfResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWalletBalanceAsOfResponse) ProtoMessage() {}
+
+func (x *GetWalletBalanceAsOfResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWalletBalanceAsOfResponse.ProtoReflect.Descriptor instead.
+func (*GetWalletBalanceAsOfResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetWalletBalanceAsOfResponse) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *GetWalletBalanceAsOfResponse) GetAsOf() string {
+	if x != nil {
+		return x.AsOf
+	}
+	return ""
+}
+
+func (x *GetWalletBalanceAsOfResponse) GetBalances() []*WalletBalanceAsOf {
+	if x != nil {
+		return x.Balances
+	}
+	return nil
+}
+
+// One currency of a wallet as of a time: the account's counters and the balances derived
+// from them after its last posting at or before that time; all zero before its first.
+type WalletBalanceAsOf struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Currency: a code for a trading wallet, a currency id for a custody wallet.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Sequence of that posting in the wallet's history; 0 when there is none.
+	Sequence int64 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// When that posting was applied (ISO 8601, milliseconds); empty when there is none.
+	PostedAt string `protobuf:"bytes,3,opt,name=posted_at,json=postedAt,proto3" json:"posted_at,omitempty"`
+	// Available balance.
+	AvailableBalance string `protobuf:"bytes,4,opt,name=available_balance,json=availableBalance,proto3" json:"available_balance,omitempty"`
+	// Ledger balance.
+	LedgerBalance string `protobuf:"bytes,5,opt,name=ledger_balance,json=ledgerBalance,proto3" json:"ledger_balance,omitempty"`
+	// Pending-out balance.
+	PendingOutBalance string `protobuf:"bytes,6,opt,name=pending_out_balance,json=pendingOutBalance,proto3" json:"pending_out_balance,omitempty"`
+	// Pending-in balance.
+	PendingInBalance string `protobuf:"bytes,7,opt,name=pending_in_balance,json=pendingInBalance,proto3" json:"pending_in_balance,omitempty"`
+	// Debits pending (counter).
+	DebitsPending string `protobuf:"bytes,8,opt,name=debits_pending,json=debitsPending,proto3" json:"debits_pending,omitempty"`
+	// Debits posted (counter).
+	DebitsPosted string `protobuf:"bytes,9,opt,name=debits_posted,json=debitsPosted,proto3" json:"debits_posted,omitempty"`
+	// Credits pending (counter).
+	CreditsPending string `protobuf:"bytes,10,opt,name=credits_pending,json=creditsPending,proto3" json:"credits_pending,omitempty"`
+	// Credits posted (counter).
+	CreditsPosted string `protobuf:"bytes,11,opt,name=credits_posted,json=creditsPosted,proto3" json:"credits_posted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WalletBalanceAsOf) Reset() {
+	*x = WalletBalanceAsOf{}
+	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WalletBalanceAsOf) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WalletBalanceAsOf) ProtoMessage() {}
+
+func (x *WalletBalanceAsOf) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WalletBalanceAsOf.ProtoReflect.Descriptor instead.
+func (*WalletBalanceAsOf) Descriptor() ([]byte, []int) {
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WalletBalanceAsOf) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *WalletBalanceAsOf) GetPostedAt() string {
+	if x != nil {
+		return x.PostedAt
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetAvailableBalance() string {
+	if x != nil {
+		return x.AvailableBalance
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetLedgerBalance() string {
+	if x != nil {
+		return x.LedgerBalance
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetPendingOutBalance() string {
+	if x != nil {
+		return x.PendingOutBalance
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetPendingInBalance() string {
+	if x != nil {
+		return x.PendingInBalance
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetDebitsPending() string {
+	if x != nil {
+		return x.DebitsPending
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetDebitsPosted() string {
+	if x != nil {
+		return x.DebitsPosted
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetCreditsPending() string {
+	if x != nil {
+		return x.CreditsPending
+	}
+	return ""
+}
+
+func (x *WalletBalanceAsOf) GetCreditsPosted() string {
+	if x != nil {
+		return x.CreditsPosted
+	}
+	return ""
+}
+
 // One posting of a wallet: what one journal entry changed on one of its currencies, and the
 // wallet's balances in that currency after it.
 type WalletPosting struct {
@@ -192,11 +465,12 @@ type WalletPosting struct {
 	// The journal entry; an entry ending in "~" undoes the entry of the same name that a
 	// limit refused while it was applied (shown, never hidden).
 	EntryId string `protobuf:"bytes,2,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
-	// What moved the money, e.g. deposit, settlement.payin, withdrawal.post.
+	// What moved the money, e.g. deposit, settlement.payin, withdrawal.post (trading),
+	// withdrawal.credit (custody).
 	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
 	// The business object: a settlement tracking id, a transfer id or a deposit id.
 	Reference string `protobuf:"bytes,4,opt,name=reference,proto3" json:"reference,omitempty"`
-	// Currency code.
+	// Currency: a code for a trading wallet, a currency id for a custody wallet.
 	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
 	// When the posting was applied (ISO 8601, milliseconds).
 	CreatedAt string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
@@ -216,13 +490,16 @@ type WalletPosting struct {
 	PendingOutBalance string `protobuf:"bytes,13,opt,name=pending_out_balance,json=pendingOutBalance,proto3" json:"pending_out_balance,omitempty"`
 	// Pending-in balance after the posting.
 	PendingInBalance string `protobuf:"bytes,14,opt,name=pending_in_balance,json=pendingInBalance,proto3" json:"pending_in_balance,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The entry this posting's entry reverses, when it is a reversal (a correction made
+	// through the service desk, service 0x0009-001); absent otherwise.
+	Reverses      *string `protobuf:"bytes,15,opt,name=reverses,proto3,oneof" json:"reverses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WalletPosting) Reset() {
 	*x = WalletPosting{}
-	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	mi := &file_trading_v1_trading_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +511,7 @@ func (x *WalletPosting) String() string {
 func (*WalletPosting) ProtoMessage() {}
 
 func (x *WalletPosting) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[2]
+	mi := &file_trading_v1_trading_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +524,7 @@ func (x *WalletPosting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WalletPosting.ProtoReflect.Descriptor instead.
 func (*WalletPosting) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{2}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *WalletPosting) GetSequence() int64 {
@@ -348,6 +625,13 @@ func (x *WalletPosting) GetPendingInBalance() string {
 	return ""
 }
 
+func (x *WalletPosting) GetReverses() string {
+	if x != nil && x.Reverses != nil {
+		return *x.Reverses
+	}
+	return ""
+}
+
 // Body of endpoint 2.
 type SearchWalletsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -377,7 +661,7 @@ type SearchWalletsRequest struct {
 
 func (x *SearchWalletsRequest) Reset() {
 	*x = SearchWalletsRequest{}
-	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	mi := &file_trading_v1_trading_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +673,7 @@ func (x *SearchWalletsRequest) String() string {
 func (*SearchWalletsRequest) ProtoMessage() {}
 
 func (x *SearchWalletsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[3]
+	mi := &file_trading_v1_trading_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +686,7 @@ func (x *SearchWalletsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchWalletsRequest.ProtoReflect.Descriptor instead.
 func (*SearchWalletsRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{3}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SearchWalletsRequest) GetIds() []string {
@@ -488,7 +772,7 @@ type SearchWalletsResponse struct {
 
 func (x *SearchWalletsResponse) Reset() {
 	*x = SearchWalletsResponse{}
-	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	mi := &file_trading_v1_trading_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +784,7 @@ func (x *SearchWalletsResponse) String() string {
 func (*SearchWalletsResponse) ProtoMessage() {}
 
 func (x *SearchWalletsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[4]
+	mi := &file_trading_v1_trading_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +797,7 @@ func (x *SearchWalletsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchWalletsResponse.ProtoReflect.Descriptor instead.
 func (*SearchWalletsResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{4}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SearchWalletsResponse) GetItems() []*Wallet {
@@ -561,7 +845,7 @@ type Wallet struct {
 
 func (x *Wallet) Reset() {
 	*x = Wallet{}
-	mi := &file_trading_v1_trading_proto_msgTypes[5]
+	mi := &file_trading_v1_trading_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -573,7 +857,7 @@ func (x *Wallet) String() string {
 func (*Wallet) ProtoMessage() {}
 
 func (x *Wallet) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[5]
+	mi := &file_trading_v1_trading_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -586,7 +870,7 @@ func (x *Wallet) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Wallet.ProtoReflect.Descriptor instead.
 func (*Wallet) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{5}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Wallet) GetId() string {
@@ -689,7 +973,7 @@ type Balance struct {
 
 func (x *Balance) Reset() {
 	*x = Balance{}
-	mi := &file_trading_v1_trading_proto_msgTypes[6]
+	mi := &file_trading_v1_trading_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +985,7 @@ func (x *Balance) String() string {
 func (*Balance) ProtoMessage() {}
 
 func (x *Balance) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[6]
+	mi := &file_trading_v1_trading_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +998,7 @@ func (x *Balance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Balance.ProtoReflect.Descriptor instead.
 func (*Balance) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{6}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Balance) GetCurrency() string {
@@ -787,7 +1071,7 @@ type ListVaultAddressesRequest struct {
 
 func (x *ListVaultAddressesRequest) Reset() {
 	*x = ListVaultAddressesRequest{}
-	mi := &file_trading_v1_trading_proto_msgTypes[7]
+	mi := &file_trading_v1_trading_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +1083,7 @@ func (x *ListVaultAddressesRequest) String() string {
 func (*ListVaultAddressesRequest) ProtoMessage() {}
 
 func (x *ListVaultAddressesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[7]
+	mi := &file_trading_v1_trading_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +1096,7 @@ func (x *ListVaultAddressesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVaultAddressesRequest.ProtoReflect.Descriptor instead.
 func (*ListVaultAddressesRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{7}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListVaultAddressesRequest) GetAddresses() []string {
@@ -870,7 +1154,7 @@ type ListVaultAddressesResponse struct {
 
 func (x *ListVaultAddressesResponse) Reset() {
 	*x = ListVaultAddressesResponse{}
-	mi := &file_trading_v1_trading_proto_msgTypes[8]
+	mi := &file_trading_v1_trading_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -882,7 +1166,7 @@ func (x *ListVaultAddressesResponse) String() string {
 func (*ListVaultAddressesResponse) ProtoMessage() {}
 
 func (x *ListVaultAddressesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_trading_proto_msgTypes[8]
+	mi := &file_trading_v1_trading_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -895,7 +1179,7 @@ func (x *ListVaultAddressesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListVaultAddressesResponse.ProtoReflect.Descriptor instead.
 func (*ListVaultAddressesResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_trading_proto_rawDescGZIP(), []int{8}
+	return file_trading_v1_trading_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListVaultAddressesResponse) GetItems() []*v1.GeneratedAddress {
@@ -931,7 +1215,28 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x19ListWalletHistoryResponse\x12/\n" +
 	"\x05items\x18\x01 \x03(\v2\x19.trading.v1.WalletPostingR\x05items\x12\x1f\n" +
 	"\vnext_cursor\x18\x02 \x01(\tR\n" +
-	"nextCursor\"\x8f\x04\n" +
+	"nextCursor\"\xba\x01\n" +
+	"\x1bGetWalletBalanceAsOfRequest\x12>\n" +
+	"\twallet_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13ZTEST-TW-DEMO000001R\bwalletId\x126\n" +
+	"\x05as_of\x18\x02 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18@\x92\x02\x142026-11-21T10:15:30ZR\x04asOf\x12#\n" +
+	"\bcurrency\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\bcurrency\"\x8b\x01\n" +
+	"\x1cGetWalletBalanceAsOfResponse\x12\x1b\n" +
+	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x13\n" +
+	"\x05as_of\x18\x02 \x01(\tR\x04asOf\x129\n" +
+	"\bbalances\x18\x03 \x03(\v2\x1d.trading.v1.WalletBalanceAsOfR\bbalances\"\xb6\x03\n" +
+	"\x11WalletBalanceAsOf\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x1a\n" +
+	"\bsequence\x18\x02 \x01(\x03R\bsequence\x12\x1b\n" +
+	"\tposted_at\x18\x03 \x01(\tR\bpostedAt\x12+\n" +
+	"\x11available_balance\x18\x04 \x01(\tR\x10availableBalance\x12%\n" +
+	"\x0eledger_balance\x18\x05 \x01(\tR\rledgerBalance\x12.\n" +
+	"\x13pending_out_balance\x18\x06 \x01(\tR\x11pendingOutBalance\x12,\n" +
+	"\x12pending_in_balance\x18\a \x01(\tR\x10pendingInBalance\x12%\n" +
+	"\x0edebits_pending\x18\b \x01(\tR\rdebitsPending\x12#\n" +
+	"\rdebits_posted\x18\t \x01(\tR\fdebitsPosted\x12'\n" +
+	"\x0fcredits_pending\x18\n" +
+	" \x01(\tR\x0ecreditsPending\x12%\n" +
+	"\x0ecredits_posted\x18\v \x01(\tR\rcreditsPosted\"\xbd\x04\n" +
 	"\rWalletPosting\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x19\n" +
 	"\bentry_id\x18\x02 \x01(\tR\aentryId\x12\x12\n" +
@@ -948,7 +1253,9 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x11available_balance\x18\v \x01(\tR\x10availableBalance\x12%\n" +
 	"\x0eledger_balance\x18\f \x01(\tR\rledgerBalance\x12.\n" +
 	"\x13pending_out_balance\x18\r \x01(\tR\x11pendingOutBalance\x12,\n" +
-	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\"\xae\x04\n" +
+	"\x12pending_in_balance\x18\x0e \x01(\tR\x10pendingInBalance\x12\x1f\n" +
+	"\breverses\x18\x0f \x01(\tH\x00R\breverses\x88\x01\x01B\v\n" +
+	"\t_reverses\"\xae\x04\n" +
 	"\x14SearchWalletsRequest\x12\"\n" +
 	"\x03ids\x18\x01 \x03(\tB\x10\xbaH\r\x92\x01\n" +
 	"\x10\x80\b\"\x05r\x03\x18\x80\x01R\x03ids\x12-\n" +
@@ -1017,7 +1324,7 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x12_pagination_offset\"e\n" +
 	"\x1aListVaultAddressesResponse\x121\n" +
 	"\x05items\x18\x01 \x03(\v2\x1b.common.v1.GeneratedAddressR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x05R\x05total2\xfa\x05\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total2\xb9\b\n" +
 	"\x0eTradingService\x12\xce\x01\n" +
 	"\rSearchWallets\x12 .trading.v1.SearchWalletsRequest\x1a!.trading.v1.SearchWalletsResponse\"x\xbaGS\n" +
 	"\atrading\x12\x16Search trading wallets*\x14searchTradingWallets2\x1a\n" +
@@ -1032,7 +1339,13 @@ const file_trading_v1_trading_proto_rawDesc = "" +
 	"\x16\n" +
 	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
 	"\x03404\x12#\x12!\n" +
-	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v3/api/trading/wallets/historyB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v3/api/trading/wallets/history\x12\xbc\x02\n" +
+	"\x14GetWalletBalanceAsOf\x12'.trading.v1.GetWalletBalanceAsOfRequest\x1a(.trading.v1.GetWalletBalanceAsOfResponse\"\xd0\x01\xbaG\x9c\x01\n" +
+	"\atrading\x12,Get a trading wallet's balances as of a time*\x1bgetTradingWalletBalanceAsOf2\x18\n" +
+	"\x16\n" +
+	"\fsubmitter-id\x12\x06headerB,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02*:\x01*\"%/v3/api/trading/wallets/balance-as-ofB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
 	file_trading_v1_trading_proto_rawDescOnce sync.Once
@@ -1046,47 +1359,53 @@ func file_trading_v1_trading_proto_rawDescGZIP() []byte {
 	return file_trading_v1_trading_proto_rawDescData
 }
 
-var file_trading_v1_trading_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_trading_v1_trading_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_trading_v1_trading_proto_goTypes = []any{
-	(*ListWalletHistoryRequest)(nil),   // 0: trading.v1.ListWalletHistoryRequest
-	(*ListWalletHistoryResponse)(nil),  // 1: trading.v1.ListWalletHistoryResponse
-	(*WalletPosting)(nil),              // 2: trading.v1.WalletPosting
-	(*SearchWalletsRequest)(nil),       // 3: trading.v1.SearchWalletsRequest
-	(*SearchWalletsResponse)(nil),      // 4: trading.v1.SearchWalletsResponse
-	(*Wallet)(nil),                     // 5: trading.v1.Wallet
-	(*Balance)(nil),                    // 6: trading.v1.Balance
-	(*ListVaultAddressesRequest)(nil),  // 7: trading.v1.ListVaultAddressesRequest
-	(*ListVaultAddressesResponse)(nil), // 8: trading.v1.ListVaultAddressesResponse
-	(*v1.Sort)(nil),                    // 9: common.v1.Sort
-	(*structpb.Struct)(nil),            // 10: google.protobuf.Struct
-	(*v1.Amount)(nil),                  // 11: common.v1.Amount
-	(*v1.GeneratedAddress)(nil),        // 12: common.v1.GeneratedAddress
+	(*ListWalletHistoryRequest)(nil),     // 0: trading.v1.ListWalletHistoryRequest
+	(*ListWalletHistoryResponse)(nil),    // 1: trading.v1.ListWalletHistoryResponse
+	(*GetWalletBalanceAsOfRequest)(nil),  // 2: trading.v1.GetWalletBalanceAsOfRequest
+	(*GetWalletBalanceAsOfResponse)(nil), // 3: trading.v1.GetWalletBalanceAsOfResponse
+	(*WalletBalanceAsOf)(nil),            // 4: trading.v1.WalletBalanceAsOf
+	(*WalletPosting)(nil),                // 5: trading.v1.WalletPosting
+	(*SearchWalletsRequest)(nil),         // 6: trading.v1.SearchWalletsRequest
+	(*SearchWalletsResponse)(nil),        // 7: trading.v1.SearchWalletsResponse
+	(*Wallet)(nil),                       // 8: trading.v1.Wallet
+	(*Balance)(nil),                      // 9: trading.v1.Balance
+	(*ListVaultAddressesRequest)(nil),    // 10: trading.v1.ListVaultAddressesRequest
+	(*ListVaultAddressesResponse)(nil),   // 11: trading.v1.ListVaultAddressesResponse
+	(*v1.Sort)(nil),                      // 12: common.v1.Sort
+	(*structpb.Struct)(nil),              // 13: google.protobuf.Struct
+	(*v1.Amount)(nil),                    // 14: common.v1.Amount
+	(*v1.GeneratedAddress)(nil),          // 15: common.v1.GeneratedAddress
 }
 var file_trading_v1_trading_proto_depIdxs = []int32{
-	2,  // 0: trading.v1.ListWalletHistoryResponse.items:type_name -> trading.v1.WalletPosting
-	9,  // 1: trading.v1.SearchWalletsRequest.sort:type_name -> common.v1.Sort
-	5,  // 2: trading.v1.SearchWalletsResponse.items:type_name -> trading.v1.Wallet
-	6,  // 3: trading.v1.Wallet.balances:type_name -> trading.v1.Balance
-	10, // 4: trading.v1.Wallet.custom_properties:type_name -> google.protobuf.Struct
-	11, // 5: trading.v1.Balance.available_balance:type_name -> common.v1.Amount
-	11, // 6: trading.v1.Balance.ledger_balance:type_name -> common.v1.Amount
-	11, // 7: trading.v1.Balance.pending_out_balance:type_name -> common.v1.Amount
-	11, // 8: trading.v1.Balance.pending_in_balance:type_name -> common.v1.Amount
-	11, // 9: trading.v1.Balance.fee_buffer_balance:type_name -> common.v1.Amount
-	10, // 10: trading.v1.Balance.sub_client_balances:type_name -> google.protobuf.Struct
-	9,  // 11: trading.v1.ListVaultAddressesRequest.sort:type_name -> common.v1.Sort
-	12, // 12: trading.v1.ListVaultAddressesResponse.items:type_name -> common.v1.GeneratedAddress
-	3,  // 13: trading.v1.TradingService.SearchWallets:input_type -> trading.v1.SearchWalletsRequest
-	7,  // 14: trading.v1.TradingService.ListVaultAddresses:input_type -> trading.v1.ListVaultAddressesRequest
-	0,  // 15: trading.v1.TradingService.ListWalletHistory:input_type -> trading.v1.ListWalletHistoryRequest
-	4,  // 16: trading.v1.TradingService.SearchWallets:output_type -> trading.v1.SearchWalletsResponse
-	8,  // 17: trading.v1.TradingService.ListVaultAddresses:output_type -> trading.v1.ListVaultAddressesResponse
-	1,  // 18: trading.v1.TradingService.ListWalletHistory:output_type -> trading.v1.ListWalletHistoryResponse
-	16, // [16:19] is the sub-list for method output_type
-	13, // [13:16] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	5,  // 0: trading.v1.ListWalletHistoryResponse.items:type_name -> trading.v1.WalletPosting
+	4,  // 1: trading.v1.GetWalletBalanceAsOfResponse.balances:type_name -> trading.v1.WalletBalanceAsOf
+	12, // 2: trading.v1.SearchWalletsRequest.sort:type_name -> common.v1.Sort
+	8,  // 3: trading.v1.SearchWalletsResponse.items:type_name -> trading.v1.Wallet
+	9,  // 4: trading.v1.Wallet.balances:type_name -> trading.v1.Balance
+	13, // 5: trading.v1.Wallet.custom_properties:type_name -> google.protobuf.Struct
+	14, // 6: trading.v1.Balance.available_balance:type_name -> common.v1.Amount
+	14, // 7: trading.v1.Balance.ledger_balance:type_name -> common.v1.Amount
+	14, // 8: trading.v1.Balance.pending_out_balance:type_name -> common.v1.Amount
+	14, // 9: trading.v1.Balance.pending_in_balance:type_name -> common.v1.Amount
+	14, // 10: trading.v1.Balance.fee_buffer_balance:type_name -> common.v1.Amount
+	13, // 11: trading.v1.Balance.sub_client_balances:type_name -> google.protobuf.Struct
+	12, // 12: trading.v1.ListVaultAddressesRequest.sort:type_name -> common.v1.Sort
+	15, // 13: trading.v1.ListVaultAddressesResponse.items:type_name -> common.v1.GeneratedAddress
+	6,  // 14: trading.v1.TradingService.SearchWallets:input_type -> trading.v1.SearchWalletsRequest
+	10, // 15: trading.v1.TradingService.ListVaultAddresses:input_type -> trading.v1.ListVaultAddressesRequest
+	0,  // 16: trading.v1.TradingService.ListWalletHistory:input_type -> trading.v1.ListWalletHistoryRequest
+	2,  // 17: trading.v1.TradingService.GetWalletBalanceAsOf:input_type -> trading.v1.GetWalletBalanceAsOfRequest
+	7,  // 18: trading.v1.TradingService.SearchWallets:output_type -> trading.v1.SearchWalletsResponse
+	11, // 19: trading.v1.TradingService.ListVaultAddresses:output_type -> trading.v1.ListVaultAddressesResponse
+	1,  // 20: trading.v1.TradingService.ListWalletHistory:output_type -> trading.v1.ListWalletHistoryResponse
+	3,  // 21: trading.v1.TradingService.GetWalletBalanceAsOf:output_type -> trading.v1.GetWalletBalanceAsOfResponse
+	18, // [18:22] is the sub-list for method output_type
+	14, // [14:18] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_trading_proto_init() }
@@ -1095,15 +1414,16 @@ func file_trading_v1_trading_proto_init() {
 		return
 	}
 	file_trading_v1_trading_proto_msgTypes[0].OneofWrappers = []any{}
-	file_trading_v1_trading_proto_msgTypes[3].OneofWrappers = []any{}
-	file_trading_v1_trading_proto_msgTypes[7].OneofWrappers = []any{}
+	file_trading_v1_trading_proto_msgTypes[5].OneofWrappers = []any{}
+	file_trading_v1_trading_proto_msgTypes[6].OneofWrappers = []any{}
+	file_trading_v1_trading_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_trading_proto_rawDesc), len(file_trading_v1_trading_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,9 +21,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TradingService_SearchWallets_FullMethodName      = "/trading.v1.TradingService/SearchWallets"
-	TradingService_ListVaultAddresses_FullMethodName = "/trading.v1.TradingService/ListVaultAddresses"
-	TradingService_ListWalletHistory_FullMethodName  = "/trading.v1.TradingService/ListWalletHistory"
+	TradingService_SearchWallets_FullMethodName        = "/trading.v1.TradingService/SearchWallets"
+	TradingService_ListVaultAddresses_FullMethodName   = "/trading.v1.TradingService/ListVaultAddresses"
+	TradingService_ListWalletHistory_FullMethodName    = "/trading.v1.TradingService/ListWalletHistory"
+	TradingService_GetWalletBalanceAsOf_FullMethodName = "/trading.v1.TradingService/GetWalletBalanceAsOf"
 )
 
 // TradingServiceClient is the client API for TradingService service.
@@ -38,8 +39,14 @@ type TradingServiceClient interface {
 	ListVaultAddresses(ctx context.Context, in *ListVaultAddressesRequest, opts ...grpc.CallOption) (*ListVaultAddressesResponse, error)
 	// Extension: the journal postings of one of the caller's trading wallets in the order they
 	// were applied, with the wallet's balances after each (a statement); paged by a cursor
-	// that does not shift while the history grows.
+	// that does not shift while the history grows. Custody wallets have the same extension,
+	// with the same request and answer (POST /v3/api/custody/wallets/history).
 	ListWalletHistory(ctx context.Context, in *ListWalletHistoryRequest, opts ...grpc.CallOption) (*ListWalletHistoryResponse, error)
+	// Extension: one of the caller's trading wallets' balances as of a time (an auditor's
+	// question): per currency, the counters and balances after the last posting applied at or
+	// before that time, as its history row shows them. Custody wallets have the same extension,
+	// with the same request and answer (POST /v3/api/custody/wallets/balance-as-of).
+	GetWalletBalanceAsOf(ctx context.Context, in *GetWalletBalanceAsOfRequest, opts ...grpc.CallOption) (*GetWalletBalanceAsOfResponse, error)
 }
 
 type tradingServiceClient struct {
@@ -80,6 +87,16 @@ func (c *tradingServiceClient) ListWalletHistory(ctx context.Context, in *ListWa
 	return out, nil
 }
 
+func (c *tradingServiceClient) GetWalletBalanceAsOf(ctx context.Context, in *GetWalletBalanceAsOfRequest, opts ...grpc.CallOption) (*GetWalletBalanceAsOfResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetWalletBalanceAsOfResponse)
+	err := c.cc.Invoke(ctx, TradingService_GetWalletBalanceAsOf_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TradingServiceServer is the server API for TradingService service.
 // All implementations must embed UnimplementedTradingServiceServer
 // for forward compatibility.
@@ -92,8 +109,14 @@ type TradingServiceServer interface {
 	ListVaultAddresses(context.Context, *ListVaultAddressesRequest) (*ListVaultAddressesResponse, error)
 	// Extension: the journal postings of one of the caller's trading wallets in the order they
 	// were applied, with the wallet's balances after each (a statement); paged by a cursor
-	// that does not shift while the history grows.
+	// that does not shift while the history grows. Custody wallets have the same extension,
+	// with the same request and answer (POST /v3/api/custody/wallets/history).
 	ListWalletHistory(context.Context, *ListWalletHistoryRequest) (*ListWalletHistoryResponse, error)
+	// Extension: one of the caller's trading wallets' balances as of a time (an auditor's
+	// question): per currency, the counters and balances after the last posting applied at or
+	// before that time, as its history row shows them. Custody wallets have the same extension,
+	// with the same request and answer (POST /v3/api/custody/wallets/balance-as-of).
+	GetWalletBalanceAsOf(context.Context, *GetWalletBalanceAsOfRequest) (*GetWalletBalanceAsOfResponse, error)
 	mustEmbedUnimplementedTradingServiceServer()
 }
 
@@ -112,6 +135,9 @@ func (UnimplementedTradingServiceServer) ListVaultAddresses(context.Context, *Li
 }
 func (UnimplementedTradingServiceServer) ListWalletHistory(context.Context, *ListWalletHistoryRequest) (*ListWalletHistoryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWalletHistory not implemented")
+}
+func (UnimplementedTradingServiceServer) GetWalletBalanceAsOf(context.Context, *GetWalletBalanceAsOfRequest) (*GetWalletBalanceAsOfResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWalletBalanceAsOf not implemented")
 }
 func (UnimplementedTradingServiceServer) mustEmbedUnimplementedTradingServiceServer() {}
 func (UnimplementedTradingServiceServer) testEmbeddedByValue()                        {}
@@ -188,6 +214,24 @@ func _TradingService_ListWalletHistory_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TradingService_GetWalletBalanceAsOf_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWalletBalanceAsOfRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingServiceServer).GetWalletBalanceAsOf(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingService_GetWalletBalanceAsOf_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingServiceServer).GetWalletBalanceAsOf(ctx, req.(*GetWalletBalanceAsOfRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TradingService_ServiceDesc is the grpc.ServiceDesc for TradingService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -206,6 +250,10 @@ var TradingService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListWalletHistory",
 			Handler:    _TradingService_ListWalletHistory_Handler,
+		},
+		{
+			MethodName: "GetWalletBalanceAsOf",
+			Handler:    _TradingService_GetWalletBalanceAsOf_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

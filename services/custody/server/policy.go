@@ -9,7 +9,7 @@ import (
 )
 
 // Policy is who may call each of custody's gRPC methods (authz), the one place that decides
-// it: the reads (endpoints 12 and 14) any caller of a company; endpoint 13 a MAKER; endpoint
+// it: the reads (endpoints 12 and 14, the statement extensions) any caller of a company; endpoint 13 a MAKER; endpoint
 // 4 the company, or a CHECKER sending it as themselves (the signed author is checked by the
 // handler); the proposal endpoint 4 signs a CHECKER; the admin API any internal system; the
 // plugin API the service desk; the ledger API (transfers from trading, reconciliation,
@@ -20,6 +20,8 @@ func Policy() authz.Policy {
 	return authz.Policy{
 		custodyv1.CustodyService_ListLedgerFees_FullMethodName:            authz.Anyone,
 		custodyv1.CustodyService_ListLegacyWallets_FullMethodName:         authz.Anyone,
+		custodyv1.CustodyService_ListWalletHistory_FullMethodName:         authz.Anyone,
+		custodyv1.CustodyService_GetWalletBalanceAsOf_FullMethodName:      authz.Anyone,
 		custodyv1.CustodyService_ActivateTrustline_FullMethodName:         {Roles: []string{principal.RoleMaker}},
 		custodyv1.CustodyService_ActOnLegacyWallet_FullMethodName:         {Company: true, Roles: []string{principal.RoleChecker}},
 		custodyv1.CustodyService_GetLegacyWalletProposal_FullMethodName:   {Roles: []string{principal.RoleChecker}},

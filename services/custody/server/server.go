@@ -14,6 +14,7 @@ import (
 	"github.com/zcustody/suite/platform/principal"
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/statement"
 )
 
 // DefaultFeeMaxAge is how old a fee estimate may be before endpoint 12 reports it
@@ -27,6 +28,8 @@ type Store interface {
 	AddTrustline(ctx context.Context, companyID, id string, version int64, b custody.AssetBalance) (custody.Wallet, error)
 	Decide(ctx context.Context, w custody.Wallet, d custody.Decision) (custody.Wallet, error)
 	Fees(ctx context.Context) ([]custody.FeeEstimate, error)
+	// The statement extensions' reads: a wallet's currency ids and custody's journal.
+	statement.Wallets
 }
 
 // Authors finds the users who sign v2 wallet actions (directory.Directory); an unknown user
@@ -50,17 +53,18 @@ type Options struct {
 // Server implements custodyv1.CustodyServiceServer.
 type Server struct {
 	custodyv1.UnimplementedCustodyServiceServer
-	store     Store
-	authors   Authors
-	feeMaxAge time.Duration
-	now       func() time.Time
+	store      Store
+	authors    Authors
+	feeMaxAge  time.Duration
+	now        func() time.Time
+	statements statement.Server
 }
 
 var _ custodyv1.CustodyServiceServer = (*Server)(nil)
 
 // New returns the server.
 func New(st Store, opts Options) *Server {
-	s := &Server{store: st, authors: opts.Authors, feeMaxAge: opts.FeeMaxAge, now: opts.Now}
+	s := &Server{store: st, authors: opts.Authors, feeMaxAge: opts.FeeMaxAge, now: opts.Now, statements: statement.New(st, custodyCurrency)}
 	if s.feeMaxAge <= 0 {
 		s.feeMaxAge = DefaultFeeMaxAge
 	}

@@ -45,7 +45,15 @@ const (
 	CustodyWalletRename     = "0x0013-002"
 	CustodyWalletDeactivate = "0x0013-003"
 	CustodyTransfer         = "0x0014-007"
+	// LedgerReversal corrects an applied journal entry by a reversal (the custodian's own
+	// operators only). Its owner is the service whose journal the payload names
+	// (JournalOwners); the registry names trading's.
+	LedgerReversal = "0x0009-001"
 )
+
+// JournalOwners maps the journals a ledger reversal (LedgerReversal) may name, its payload's
+// "journal", to the service that keeps that journal and carries the reversal out.
+var JournalOwners = map[string]string{"trading": Trading, "custody": Custody}
 
 // Entry is one registered catalog service.
 type Entry struct {
@@ -69,6 +77,7 @@ var entries = [...]Entry{
 	{BeneficiaryDeactivate, ProductNetwork, 0x0007, "Beneficiary Management", Deactivate, Compliance},
 	{AddressWhitelist, ProductNetwork, 0x0007, "Address Whitelisting", Create, Interchange},
 	{AddressDeactivate, ProductNetwork, 0x0007, "Address Whitelisting", Deactivate, Interchange},
+	{LedgerReversal, ProductCustody, 0x0009, "Ledger Reversal", Create, Trading},
 	{CustodyWalletCreate, ProductCustody, 0x0013, "Custody Wallet Management", Create, Custody},
 	{CustodyWalletRename, ProductCustody, 0x0013, "Custody Wallet Management", Update, Custody},
 	{CustodyWalletDeactivate, ProductCustody, 0x0013, "Custody Wallet Management", Deactivate, Custody},

@@ -17,7 +17,7 @@ import (
 func TestRegistry(t *testing.T) {
 	t.Parallel()
 	want := map[string]string{
-		"0x0003-001": "trading", "0x0003-002": "trading",
+		"0x0003-001": "trading", "0x0003-002": "trading", "0x0009-001": "trading",
 		"0x0003-003": "interchange", "0x0003-004": "interchange", "0x0007-007": "interchange", "0x0007-008": "interchange",
 		"0x0007-004": "compliance", "0x0007-005": "compliance", "0x0007-006": "compliance",
 		"0x0013-001": "custody", "0x0013-002": "custody", "0x0013-003": "custody", "0x0014-007": "custody",
@@ -67,7 +67,7 @@ func TestOwnedBy(t *testing.T) {
 		give string
 		want []string
 	}{
-		{give: "trading", want: []string{"0x0003-001", "0x0003-002"}},
+		{give: "trading", want: []string{"0x0003-001", "0x0003-002", "0x0009-001"}},
 		{give: "interchange", want: []string{"0x0003-003", "0x0003-004", "0x0007-007", "0x0007-008"}},
 		{give: "compliance", want: []string{"0x0007-004", "0x0007-005", "0x0007-006"}},
 		{give: "custody", want: []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},

@@ -20,6 +20,8 @@ type entryDoc struct {
 	Code        string    `bson:"code"`
 	BusinessKey string    `bson:"businessKey"`
 	ExpiresAt   time.Time `bson:"expiresAt,omitempty"`
+	// Reverses is the entry a reversal reverses (Reverse); absent on every other entry.
+	Reverses string `bson:"reverses,omitempty"`
 	// OpenUntil is ExpiresAt while the hold is open (sparse index): the recovery pass finds
 	// overdue holds without scanning resolved ones.
 	OpenUntil time.Time `bson:"openUntil,omitempty"`
@@ -42,32 +44,65 @@ type legDoc struct {
 	Currency string `bson:"cur"`
 	Side     Side   `bson:"side"`
 	Amount   string `bson:"amt"`
+	// Held is a partial post's leg's release from pending (Leg.Held); absent elsewhere.
+	Held string `bson:"held,omitempty"`
+}
+
+func toLegDocs(legs []Leg) []legDoc {
+	if len(legs) == 0 {
+		return nil
+	}
+	out := make([]legDoc, 0, len(legs))
+	for _, l := range legs {
+		d := legDoc{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: l.Amount.String()}
+		if !l.Held.IsZero() {
+			d.Held = l.Held.String()
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func fromLegDocs(id string, docs []legDoc) ([]Leg, error) {
+	out := make([]Leg, 0, len(docs))
+	for _, l := range docs {
+		a, err := amount.FromStored(l.Amount)
+		if err != nil {
+			return nil, fmt.Errorf("entry %s: %w", id, err)
+		}
+		leg := Leg{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: a}
+		if l.Held != "" {
+			if leg.Held, err = amount.FromStored(l.Held); err != nil {
+				return nil, fmt.Errorf("entry %s: %w", id, err)
+			}
+		}
+		out = append(out, leg)
+	}
+	return out, nil
 }
 
 func toEntryDoc(e Entry, now time.Time) entryDoc {
 	d := entryDoc{ID: e.ID, Kind: e.Kind, HoldRef: e.HoldRef, Fingerprint: e.fingerprint(), State: StateRecorded, Code: e.Code,
-		BusinessKey: e.BusinessKey, CreatedAt: now, UpdatedAt: now}
+		BusinessKey: e.BusinessKey, Reverses: e.Reverses, CreatedAt: now, UpdatedAt: now}
 	if !e.ExpiresAt.IsZero() {
 		d.ExpiresAt = e.ExpiresAt.UTC().Truncate(time.Millisecond)
 		d.OpenUntil = d.ExpiresAt
 	}
-	for _, l := range e.Legs {
-		d.Legs = append(d.Legs, legDoc{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: l.Amount.String()})
-	}
+	d.Legs = toLegDocs(e.Legs)
 	return d
 }
 
 func (d entryDoc) entry() (Entry, error) {
-	e := Entry{ID: d.ID, Kind: d.Kind, HoldRef: d.HoldRef, Code: d.Code, BusinessKey: d.BusinessKey}
+	e := Entry{ID: d.ID, Kind: d.Kind, HoldRef: d.HoldRef, Code: d.Code, BusinessKey: d.BusinessKey, Reverses: d.Reverses, reversal: d.Reverses != ""}
 	if !d.ExpiresAt.IsZero() {
 		e.ExpiresAt = d.ExpiresAt.UTC()
 	}
-	for _, l := range d.Legs {
-		a, err := amount.FromStored(l.Amount)
-		if err != nil {
-			return Entry{}, fmt.Errorf("entry %s: %w", d.ID, err)
-		}
-		e.Legs = append(e.Legs, Leg{Holder: l.Holder, Currency: l.Currency, Side: l.Side, Amount: a})
+	legs, err := fromLegDocs(d.ID, d.Legs)
+	if err != nil {
+		return Entry{}, err
+	}
+	if len(legs) > 0 {
+		e.Legs = legs
 	}
 	return e, nil
 }
@@ -81,9 +116,12 @@ type resolutionDoc struct {
 	Kind   Kind   `bson:"kind"`
 	Code   string `bson:"code"`
 	// Fingerprint is the resolving entry's (absent on claims made before it was kept).
-	Fingerprint string    `bson:"fp,omitempty"`
-	State       string    `bson:"state"`
-	At          time.Time `bson:"at"`
+	Fingerprint string `bson:"fp,omitempty"`
+	// Posted, on a partial post's claim, are the amounts posted per account as the caller
+	// named them (ResolvePartial): the claim's entry can be rebuilt from the hold and them.
+	Posted []legDoc  `bson:"posted,omitempty"`
+	State  string    `bson:"state"`
+	At     time.Time `bson:"at"`
 }
 
 // holderDoc is the journal's part of a holder document: the counters of its accounts by

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +22,9 @@ const (
 	Single Kind = "single"
 	// Pending is a hold: a debit leg adds to debitsPending, a credit to creditsPending.
 	Pending Kind = "pending"
-	// Post settles a hold in full: its legs mirror the hold's, moving each from pending to
-	// posted.
+	// Post settles a hold: its legs mirror the hold's, moving each from pending to posted, in
+	// full or, for a partial post (ResolvePartial), posting part of each leg and releasing
+	// the rest in the same entry (Leg.Held).
 	Post Kind = "post"
 	// Void releases a hold: its legs mirror the hold's, removing each from pending.
 	Void Kind = "void"
@@ -43,6 +46,19 @@ type Leg struct {
 	Currency string
 	Side     Side
 	Amount   amount.Amount
+	// Held is set on the legs of a partial post only (ResolvePartial): what the leg releases
+	// from pending (its hold leg's amount) when that is more than Amount, the part posted.
+	// Held − Amount goes back to the account in the same entry. Zero everywhere else: a full
+	// post releases what it posts, so its legs, and its fingerprint, are as they always were.
+	Held amount.Amount
+}
+
+// released is what a Post leg takes off pending: Held on a partial post's leg, else Amount.
+func (l Leg) released() amount.Amount {
+	if l.Held.IsZero() {
+		return l.Amount
+	}
+	return l.Held
 }
 
 // Entry is one immutable business event: two or more legs that balance per currency. Its
@@ -61,6 +77,11 @@ type Entry struct {
 	// ExpiresAt, on a hold, is when the recovery pass voids it if nobody resolved it; zero
 	// means never.
 	ExpiresAt time.Time
+	// Reverses, on a reversal (a Single entry Reverse records), is the entry it reverses.
+	Reverses string
+	// reversal is set by Reverse only: an entry naming another it reverses is recorded there,
+	// under the original's allowance, never through Record.
+	reversal bool
 }
 
 // State of a recorded entry.
@@ -93,35 +114,74 @@ func (e Entry) validate(maxLegs int) error {
 		return fmt.Errorf("%w: unknown kind %q", ErrInvalidEntry, e.Kind)
 	case (e.Kind == Post || e.Kind == Void) != (e.HoldRef != ""):
 		return fmt.Errorf("%w: a hold reference belongs to post and void entries only", ErrInvalidEntry)
+	case e.Reverses != "" && (e.Kind != Single || !e.reversal):
+		return fmt.Errorf("%w: a reversal is a single entry recorded by Reverse", ErrInvalidEntry)
 	case len(e.Legs) < 2 || len(e.Legs) > maxLegs:
 		return fmt.Errorf("%w: an entry has 2..%d legs, got %d", ErrInvalidEntry, maxLegs, len(e.Legs))
 	}
-	sums := map[string]amount.Amount{}
+	// A partial post balances twice per currency: what it posts, and what it releases.
+	posted, released := map[string]amount.Amount{}, map[string]amount.Amount{}
+	postsSome := false
 	for i, l := range e.Legs {
-		if l.Holder == "" || l.Currency == "" || (l.Side != Debit && l.Side != Credit) || l.Amount.Sign() <= 0 {
+		if l.Holder == "" || l.Currency == "" || (l.Side != Debit && l.Side != Credit) {
 			return fmt.Errorf("%w: leg %d needs a holder, a currency, a side and a positive amount", ErrInvalidEntry, i)
 		}
+		if err := l.checkAmounts(e.Kind, i); err != nil {
+			return err
+		}
+		postsSome = postsSome || l.Amount.Sign() > 0
 		if l.Side == Debit {
-			sums[l.Currency] = sums[l.Currency].Add(l.Amount)
+			posted[l.Currency], released[l.Currency] = posted[l.Currency].Add(l.Amount), released[l.Currency].Add(l.released())
 		} else {
-			sums[l.Currency] = sums[l.Currency].Sub(l.Amount)
+			posted[l.Currency], released[l.Currency] = posted[l.Currency].Sub(l.Amount), released[l.Currency].Sub(l.released())
 		}
 	}
-	for cur, s := range sums {
-		if !s.IsZero() {
-			return fmt.Errorf("%w: %s debits and credits differ by %s", ErrUnbalanced, cur, s)
+	if !postsSome {
+		return fmt.Errorf("%w: a post posts a positive amount on some leg; a void releases a hold in full", ErrInvalidEntry)
+	}
+	for _, sums := range []map[string]amount.Amount{posted, released} {
+		for _, cur := range slices.Sorted(maps.Keys(sums)) {
+			if s := sums[cur]; !s.IsZero() {
+				return fmt.Errorf("%w: %s debits and credits differ by %s", ErrUnbalanced, cur, s)
+			}
 		}
 	}
 	return nil
 }
 
+// checkAmounts checks leg i's amounts for an entry of kind k: a positive amount, or, on a
+// partial post's leg, a posted amount between zero and the positive amount it releases.
+func (l Leg) checkAmounts(k Kind, i int) error {
+	switch {
+	case l.Held.IsZero() && l.Amount.Sign() <= 0:
+		return fmt.Errorf("%w: leg %d needs a holder, a currency, a side and a positive amount", ErrInvalidEntry, i)
+	case l.Held.IsZero():
+		return nil
+	case k != Post:
+		return fmt.Errorf("%w: leg %d: only a partial post releases an amount of its own (held)", ErrInvalidEntry, i)
+	case l.Held.Sign() < 0 || l.Amount.Sign() < 0:
+		return fmt.Errorf("%w: leg %d: negative amount", ErrInvalidEntry, i)
+	case l.Amount.Cmp(l.Held) > 0:
+		return fmt.Errorf("%w: leg %d posts %s of %s held", ErrPostExceedsHold, i, l.Amount, l.Held)
+	}
+	return nil
+}
+
 // fingerprint hashes what makes the entry this entry: kind, hold, legs in order, code,
-// business key and expiry. A retry with the same id must carry the same fingerprint.
+// business key, expiry and the entry it reverses. A retry with the same id must carry the
+// same fingerprint. Fields added later (a partial post's held amounts, a reversal's link)
+// enter it only when set, so every entry recorded before keeps its fingerprint.
 func (e Entry) fingerprint() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%s|%s|%d", e.Kind, e.HoldRef, e.Code, e.BusinessKey, e.ExpiresAt.UnixMilli())
+	if e.Reverses != "" {
+		fmt.Fprintf(&b, "|reverses=%s", e.Reverses)
+	}
 	for _, l := range e.Legs {
 		fmt.Fprintf(&b, "|%s,%s,%s,%s", l.Holder, l.Currency, l.Side, l.Amount)
+		if !l.Held.IsZero() { // a partial post's leg: what it posts and what it releases
+			fmt.Fprintf(&b, ",held=%s", l.Held)
+		}
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:])
@@ -140,6 +200,8 @@ func (e Entry) firstDifference(o Entry) string {
 		return "businessKey"
 	case !e.ExpiresAt.Equal(o.ExpiresAt):
 		return "expiresAt"
+	case e.Reverses != o.Reverses:
+		return "reverses"
 	case len(e.Legs) != len(o.Legs):
 		return "legs"
 	}
@@ -154,6 +216,8 @@ func (e Entry) firstDifference(o Entry) string {
 			return fmt.Sprintf("legs[%d].side", i)
 		case !l.Amount.Equal(m.Amount):
 			return fmt.Sprintf("legs[%d].amount", i)
+		case !l.Held.Equal(m.Held):
+			return fmt.Sprintf("legs[%d].held", i)
 		}
 	}
 	return ""
@@ -190,10 +254,10 @@ func legEffect(k Kind, l Leg) Delta {
 		d.DebitsPending = a
 	case k == Pending:
 		d.CreditsPending = a
-	case k == Post && l.Side == Debit:
-		d.DebitsPending, d.DebitsPosted = a.Neg(), a
+	case k == Post && l.Side == Debit: // pending −held, posted +amount (the same on a full post)
+		d.DebitsPending, d.DebitsPosted = l.released().Neg(), a
 	case k == Post:
-		d.CreditsPending, d.CreditsPosted = a.Neg(), a
+		d.CreditsPending, d.CreditsPosted = l.released().Neg(), a
 	case k == Void && l.Side == Debit:
 		d.DebitsPending = a.Neg()
 	case k == Void:

@@ -71,7 +71,7 @@ func (j *Journal) postedDrafts(ctx context.Context, e Entry, done []applied) ([]
 // statement rows of e.
 func postedView(e Entry, rows []historyDoc) (*eventsv1.JournalEntryPostedEventData, error) {
 	d := &eventsv1.JournalEntryPostedEventData{EntryId: e.ID, Type: e.Code, Reference: outbox.IfSet(e.BusinessKey), Kind: string(e.Kind),
-		HoldId: outbox.IfSet(e.HoldRef)}
+		HoldId: outbox.IfSet(e.HoldRef), Reverses: outbox.IfSet(e.Reverses)}
 	for _, r := range rows {
 		postings, err := postingsOfRows([]historyDoc{r}, "")
 		if err != nil {

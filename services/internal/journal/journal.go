@@ -143,10 +143,11 @@ func Indexes(prefix string) []mongodb.Index {
 		{Collection: entries, Name: "open_until", Keys: mongodb.Keys("openUntil"), Sparse: true},
 		{Collection: resolutions, Name: "state_at", Keys: mongodb.Keys("state", "at")},
 		// A holder's statement, paged by its posting sequence, of every business object or
-		// of one; by time for "balance at".
+		// of one; an account's last posting at or before a time, for its balance then
+		// (BalancesAt: per currency, read backwards by time then sequence).
 		{Collection: history, Name: "holder_seq", Keys: mongodb.Keys("holder", "seq"), Unique: true},
 		{Collection: history, Name: "holder_business_seq", Keys: mongodb.Keys("holder", "businessKey", "seq")},
-		{Collection: history, Name: "holder_at", Keys: mongodb.Keys("holder", "at")},
+		{Collection: history, Name: "holder_cur_at", Keys: mongodb.Keys("holder", "p.cur", "at", "seq")},
 		{Collection: history, Name: "entry_holder", Keys: mongodb.Keys("entry", "holder")},
 		// Applied entries whose events the relay has not handed over yet.
 		outbox.Index(entries),

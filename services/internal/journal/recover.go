@@ -104,7 +104,7 @@ func (j *Journal) finishResolutions(ctx context.Context, cutoff time.Time) (int,
 		} else if found && (d.State == StateRecorded || d.State == StateCompensating) && d.LeaseUntil.After(now) {
 			continue // its runner is at work: it closes the resolution
 		}
-		if _, err := j.Resolve(ctx, r.By, r.HoldID, r.Kind, r.Code); err != nil {
+		if _, err := j.finishResolution(ctx, r); err != nil {
 			errs = append(errs, fmt.Errorf("resolution of %s by %s: %w", r.HoldID, r.By, err))
 			continue
 		}

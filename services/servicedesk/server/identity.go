@@ -38,7 +38,7 @@ func (i *Identity) GetCaller(ctx context.Context, req *servicedeskv1.GetCallerRe
 		return nil, err
 	}
 	resp := &servicedeskv1.GetCallerResponse{Company: &servicedeskv1.Company{Id: c.ID, Name: c.Name, Active: c.Active, PublicKeys: c.PublicKeys, DomainId: c.DomainID,
-		VenueIds: c.VenueIDs}}
+		VenueIds: c.VenueIDs, Custodian: c.Custodian}}
 	if req.GetUserEmail() == "" {
 		return resp, nil
 	}

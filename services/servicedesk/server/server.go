@@ -39,6 +39,9 @@ func (s *Server) ListProducts(ctx context.Context, req *servicedeskv1.ListProduc
 	if err != nil {
 		return nil, err
 	}
+	if filter.Custodian, err = s.desk.IsCustodian(ctx, p.CompanyID); err != nil {
+		return nil, err
+	}
 	services, err := s.desk.Catalog(ctx, filter)
 	if err != nil {
 		return nil, err

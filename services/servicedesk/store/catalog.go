@@ -24,6 +24,8 @@ type serviceDoc struct {
 	NeedsChecker bool   `bson:"needsChecker"`
 	ExpirySecs   int64  `bson:"expirySeconds"`
 	VenueOnly    bool   `bson:"venueOnly"`
+	// CustodianOnly is stored only when set: the services synced before it keep their form.
+	CustodianOnly bool `bson:"custodianOnly,omitempty"`
 }
 
 // SyncCatalog writes the catalog definitions (idempotent; run at start-up).
@@ -32,7 +34,8 @@ func (s *Store) SyncCatalog(ctx context.Context, services []servicedesk.Service)
 	for _, svc := range services {
 		doc := serviceDoc{ID: svc.ID, Product: svc.Product, ProductID: svc.ProductID, Name: svc.Name,
 			RequestType: svc.RequestType, Description: svc.Description, Template: svc.Template,
-			Owner: svc.Owner, NeedsChecker: svc.NeedsChecker, ExpirySecs: int64(svc.Expiry / time.Second), VenueOnly: svc.VenueOnly}
+			Owner: svc.Owner, NeedsChecker: svc.NeedsChecker, ExpirySecs: int64(svc.Expiry / time.Second), VenueOnly: svc.VenueOnly,
+			CustodianOnly: svc.CustodianOnly}
 		if _, err := col.ReplaceOne(ctx, bson.D{{Key: "_id", Value: svc.ID}}, doc, options.Replace().SetUpsert(true)); err != nil {
 			return fmt.Errorf("sync catalog %s: %w", svc.ID, err)
 		}
@@ -51,6 +54,9 @@ func (s *Store) FindCatalog(ctx context.Context, f servicedesk.CatalogFilter) ([
 	if !f.Venue {
 		query = append(query, bson.D{{Key: "venueOnly", Value: bson.D{{Key: "$ne", Value: true}}}})
 	}
+	if !f.Custodian {
+		query = append(query, bson.D{{Key: "custodianOnly", Value: bson.D{{Key: "$ne", Value: true}}}})
+	}
 	cur, err := s.db.Collection(colCatalog).Find(ctx, mongodb.And(query), options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("find catalog: %w", err)
@@ -63,7 +69,8 @@ func (s *Store) FindCatalog(ctx context.Context, f servicedesk.CatalogFilter) ([
 	for _, d := range docs {
 		out = append(out, servicedesk.Service{ID: d.ID, Product: d.Product, ProductID: d.ProductID, Name: d.Name,
 			RequestType: d.RequestType, Description: d.Description, Template: d.Template, Owner: d.Owner,
-			NeedsChecker: d.NeedsChecker, Expiry: time.Duration(d.ExpirySecs) * time.Second, VenueOnly: d.VenueOnly})
+			NeedsChecker: d.NeedsChecker, Expiry: time.Duration(d.ExpirySecs) * time.Second, VenueOnly: d.VenueOnly,
+			CustodianOnly: d.CustodianOnly})
 	}
 	return out, nil
 }

@@ -65,6 +65,7 @@ type companyDoc struct {
 	PublicKeys []string `bson:"publicKeys"`
 	DomainID   string   `bson:"domainId"`
 	VenueIDs   []string `bson:"venueIds,omitempty"`
+	Custodian  bool     `bson:"custodian,omitempty"`
 }
 
 type userDoc struct {

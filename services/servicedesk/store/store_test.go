@@ -48,6 +48,8 @@ func TestFindCatalog(t *testing.T) {
 		{"product", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}}, []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},
 		{"product ids OR-ed", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}, Venue: true}, []string{"0x0003-001", "0x0003-002", "0x0003-003", "0x0003-004", "0x0014-007"}},
 		{"venue-only services left out for a client", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x14, 0x3}}, []string{"0x0003-001", "0x0003-002", "0x0003-004", "0x0014-007"}},
+		{"custodian-only services left out for a client", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x9, 0x14}}, []string{"0x0014-007"}},
+		{"custodian-only services for the custodian", servicedesk.CatalogFilter{Entitled: all, ProductIDs: []int32{0x9, 0x14}, Custodian: true}, []string{"0x0009-001", "0x0014-007"}},
 		{"filters AND-ed", servicedesk.CatalogFilter{Entitled: all, Products: []string{servicedesk.ProductCustody}, RequestTypes: []string{servicedesk.RequestDeactivate}}, []string{"0x0013-003"}},
 		{"service name exact", servicedesk.CatalogFilter{Entitled: all, ServiceNames: []string{"Custody Wallet"}}, []string{}},
 		{"service ids within entitlements", servicedesk.CatalogFilter{Entitled: []string{"0x0013-001"}, ServiceIDs: []string{"0x0013-001", "0x0013-002"}}, []string{"0x0013-001"}},
@@ -72,7 +74,7 @@ func TestSyncCatalogIsIdempotent(t *testing.T) {
 	if err := st.SyncCatalog(ctx, servicedesk.Catalog()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: ids(servicedesk.Catalog()), Venue: true})
+	got, err := st.FindCatalog(ctx, servicedesk.CatalogFilter{Entitled: ids(servicedesk.Catalog()), Venue: true, Custodian: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +84,17 @@ func TestSyncCatalogIsIdempotent(t *testing.T) {
 	if got[0].Template == "" || got[0].Owner == "" || got[0].Expiry == 0 {
 		t.Errorf("catalog service lost fields on the round trip: %+v", got[0])
 	}
-	venueOnly := 0
+	venueOnly, custodianOnly := 0, 0
 	for _, svc := range got {
 		if svc.VenueOnly {
 			venueOnly++
 		}
+		if svc.CustodianOnly {
+			custodianOnly++
+		}
+	}
+	if custodianOnly != 1 {
+		t.Errorf("%d custodian-only services after the round trip, want 1 (0x0009-001)", custodianOnly)
 	}
 	if venueOnly != 1 {
 		t.Errorf("%d venue-only services after the round trip, want 1 (0x0003-003)", venueOnly)
@@ -97,7 +105,7 @@ func TestCompanyAndUser(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	ctx := context.Background()
-	company := servicedesk.Company{ID: "ZT", Name: "Test", Active: true, PublicKeys: []string{"k1", "k2"}}
+	company := servicedesk.Company{ID: "ZT", Name: "Test", Active: true, PublicKeys: []string{"k1", "k2"}, Custodian: true}
 	user := servicedesk.User{Email: "a@zt.example", CompanyID: "ZT", Roles: []string{"MAKER"}, Entitlements: []string{"0x0013-001"}, Active: true, PublicKey: "p"}
 	if err := st.PutCompany(ctx, company); err != nil {
 		t.Fatal(err)

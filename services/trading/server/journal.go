@@ -39,7 +39,8 @@ func (l *Ledger) RecordEntry(ctx context.Context, req *tradingv1.RecordEntryRequ
 	return out, nil
 }
 
-// ResolveHold posts or voids a hold in full, at most once.
+// ResolveHold posts or voids a hold in full, at most once; a post naming amounts (posted)
+// posts them and releases the rest of the hold in the same entry (journal.ResolvePartial).
 func (l *Ledger) ResolveHold(ctx context.Context, req *tradingv1.ResolveHoldRequest) (*tradingv1.ResolveHoldResponse, error) {
 	kind := map[tradingv1.ResolveKind]journal.Kind{tradingv1.ResolveKind_RESOLVE_KIND_POST: journal.Post, tradingv1.ResolveKind_RESOLVE_KIND_VOID: journal.Void}[req.GetKind()]
 	switch {
@@ -52,7 +53,19 @@ func (l *Ledger) ResolveHold(ctx context.Context, req *tradingv1.ResolveHoldRequ
 	case len(req.GetEntryId()) > journal.MaxIDLength || len(req.GetCode()) > journal.MaxCode:
 		return nil, apperr.Invalid(apperr.CodeLength, "entryId", "entryId or code too long")
 	}
-	res, err := l.store.ResolveHold(ctx, req.GetEntryId(), req.GetHoldId(), kind, req.GetCode())
+	posted, err := parsePosted(kind, req.GetPosted())
+	if err != nil {
+		return nil, err
+	}
+	var res journal.Result
+	if posted != nil {
+		res, err = l.store.Journal().ResolvePartial(ctx, req.GetEntryId(), req.GetHoldId(), posted, req.GetCode())
+		if errors.Is(err, journal.ErrPostExceedsHold) || errors.Is(err, journal.ErrUnbalanced) || errors.Is(err, journal.ErrInvalidEntry) {
+			return nil, apperr.Invalid(apperr.CodeFormat, "posted", "%s", err.Error())
+		}
+	} else {
+		res, err = l.store.ResolveHold(ctx, req.GetEntryId(), req.GetHoldId(), kind, req.GetCode())
+	}
 	out := &tradingv1.ResolveHoldResponse{EntryId: req.GetEntryId()}
 	for sentinel, o := range map[error]tradingv1.EntryOutcome{
 		journal.ErrHoldAlreadyPosted: tradingv1.EntryOutcome_ENTRY_OUTCOME_HOLD_ALREADY_POSTED,
@@ -69,6 +82,41 @@ func (l *Ledger) ResolveHold(ctx context.Context, req *tradingv1.ResolveHoldRequ
 		return nil, journalError(err)
 	}
 	out.Outcome = outcome(res)
+	return out, nil
+}
+
+// parsePosted reads the amounts of a partial post (nil: none named, the hold is posted in
+// full); each names an account of the hold, its currency, side and amount.
+func parsePosted(kind journal.Kind, legs []*tradingv1.JournalLeg) ([]journal.Leg, error) {
+	if len(legs) == 0 {
+		return nil, nil
+	}
+	if kind != journal.Post {
+		return nil, apperr.Invalid(apperr.CodeFormat, "posted", "posted amounts belong to a POST")
+	}
+	if len(legs) > trading.MaxLegsPerEntry {
+		return nil, apperr.Invalid(apperr.CodeLength, "posted", "posted names at most %d accounts", trading.MaxLegsPerEntry)
+	}
+	out := make([]journal.Leg, 0, len(legs))
+	for i, l := range legs {
+		field := func(name string) string { return fmt.Sprintf("posted[%d].%s", i, name) }
+		side := map[tradingv1.LegSide]journal.Side{tradingv1.LegSide_LEG_SIDE_DEBIT: journal.Debit, tradingv1.LegSide_LEG_SIDE_CREDIT: journal.Credit}[l.GetSide()]
+		switch {
+		case l.GetAccount() == "":
+			return nil, apperr.Missing(field("account"))
+		case side == "":
+			return nil, apperr.Invalid(apperr.CodeFormat, field("side"), "%s must be LEG_SIDE_DEBIT or LEG_SIDE_CREDIT", field("side"))
+		}
+		places, ok := trading.CurrencyDecimals(l.GetCurrency())
+		if !ok {
+			return nil, apperr.Invalid(apperr.CodeCurrency, field("currency"), "currency %q is not supported", l.GetCurrency())
+		}
+		a, err := amount.ParseAmount(l.GetAmount(), places) // zero: the account posts nothing
+		if err != nil || a.Sign() < 0 {
+			return nil, apperr.Invalid(apperr.CodeFormat, field("amount"), "%s must be a canonical decimal of zero or more (got %q)", field("amount"), l.GetAmount())
+		}
+		out = append(out, journal.Leg{Holder: l.GetAccount(), Currency: l.GetCurrency(), Side: side, Amount: a})
+	}
 	return out, nil
 }
 
@@ -217,7 +265,8 @@ func parseLeg(i int, l *tradingv1.JournalLeg) (journal.Leg, *store.WalletRef, er
 	if l.GetCompanyId() == "" {
 		return journal.Leg{}, nil, apperr.Missing(field("companyId"))
 	}
-	return leg, &store.WalletRef{CompanyID: l.GetCompanyId(), WalletID: l.GetAccount(), Currency: l.GetCurrency(), Field: field("account")}, nil
+	return leg, &store.WalletRef{CompanyID: l.GetCompanyId(), WalletID: l.GetAccount(), Currency: l.GetCurrency(), Field: field("account"),
+		CurrencyField: field("currency")}, nil
 }
 
 // legAmount reads a positive canonical amount of a supported currency.

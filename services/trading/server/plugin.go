@@ -10,7 +10,10 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/internal/journal"
 	"github.com/zcustody/suite/services/internal/plugin"
+	"github.com/zcustody/suite/services/internal/reversal"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -21,11 +24,14 @@ type Writer interface {
 	Deactivate(ctx context.Context, w trading.Wallet, requestID string) (trading.Wallet, error)
 	InsertAddress(ctx context.Context, a trading.VaultAddress) (trading.VaultAddress, error)
 	WalletAddresses(ctx context.Context, walletID string) ([]trading.VaultAddress, error)
+	// Journal is trading's journal: the ledger reversals of its entries (0x0009-001).
+	Journal() *journal.Journal
 }
 
 // Plugin carries out the trading-wallet services of the service desk: 0x0003-001 (create)
-// and 0x0003-002 (deactivate). Every other service, 0x0003-003 included (it belongs to
-// interchange), is not available here.
+// and 0x0003-002 (deactivate), and the ledger reversals of trading's journal (0x0009-001
+// naming journal "trading", services/internal/reversal). Every other service, 0x0003-003
+// included (it belongs to interchange), is not available here.
 type Plugin struct {
 	store     Writer
 	key       ed25519.PrivateKey
@@ -40,6 +46,7 @@ func NewPlugin(store Writer, runs plugin.Executions, key ed25519.PrivateKey) *pl
 	return plugin.NewServer(runs, map[string]plugin.Handler{
 		trading.ServiceCreateWallet:     {Validate: p.validateCreate, Execute: p.executeCreate},
 		trading.ServiceDeactivateWallet: {Validate: p.validateDeactivate, Execute: p.executeDeactivate},
+		catalog.LedgerReversal:          reversal.Handler("trading", store.Journal(), trading.CurrencyDecimals),
 	})
 }
 

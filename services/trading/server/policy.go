@@ -11,7 +11,9 @@ import (
 // it: the wallet search by any caller of a company (endpoint 2 sends submitter-id;
 // interchange checks settlement wallets with the company-level caller's own forwarded
 // principal, or as itself acting for the company named in its token when the settlement
-// engine instructs), the vault-address search (endpoint 7) by a company's API users, journal
+// engine instructs), the statement extensions (a wallet's history and its balances as of a
+// time) by any caller of a company, the vault-address search (endpoint 7) by a company's API
+// users, journal
 // entries, holds and system-account reads by interchange, deposits, reconciliation and
 // prices by the settlement engine, the plugin API by the service desk. A system's token is
 // believed only from the system itself (principal.Verifier). The handlers scope what a
@@ -21,6 +23,7 @@ func Policy() authz.Policy {
 		tradingv1.TradingService_SearchWallets_FullMethodName:          {Company: true, Roles: authz.Anyone.Roles, Systems: []string{MovementSystem}},
 		tradingv1.TradingService_ListVaultAddresses_FullMethodName:     authz.Users,
 		tradingv1.TradingService_ListWalletHistory_FullMethodName:      authz.Anyone,
+		tradingv1.TradingService_GetWalletBalanceAsOf_FullMethodName:   authz.Anyone,
 		tradingv1.TradingLedgerService_RecordEntry_FullMethodName:      authz.System(MovementSystem),
 		tradingv1.TradingLedgerService_ResolveHold_FullMethodName:      authz.System(MovementSystem),
 		tradingv1.TradingLedgerService_RecordDeposit_FullMethodName:    authz.System(PriceSystem),

@@ -9,6 +9,7 @@ import (
 	commonv1 "github.com/zcustody/suite/proto/common/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
 	"github.com/zcustody/suite/services/internal/page"
+	"github.com/zcustody/suite/services/internal/statement"
 	"github.com/zcustody/suite/services/trading"
 )
 
@@ -23,14 +24,16 @@ type Reader interface {
 // Server implements tradingv1.TradingServiceServer.
 type Server struct {
 	tradingv1.UnimplementedTradingServiceServer
-	store   Reader
-	history HistoryReader
+	store      Reader
+	statements statement.Server
 }
 
 var _ tradingv1.TradingServiceServer = (*Server)(nil)
 
 // New returns the server.
-func New(store Reader) *Server { return &Server{store: store, history: store} }
+func New(store Reader) *Server {
+	return &Server{store: store, statements: statement.New(store, tradingCurrency)}
+}
 
 // SearchWallets serves endpoint 2: the caller's company's trading wallets, and for a venue
 // operator also every client's wallets held at its venues.

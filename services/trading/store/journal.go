@@ -42,16 +42,19 @@ func newJournal(db *mongo.Database) *journal.Journal {
 // Journal is trading's journal (recovery and reconciliation run on it).
 func (s *Store) Journal() *journal.Journal { return s.journal }
 
-// WalletRef names a wallet leg's account and the company it must belong to.
+// WalletRef names a wallet leg's account, the company it must belong to and the leg's
+// currency, which must be the wallet's.
 type WalletRef struct {
 	CompanyID, WalletID, Currency string
-	// Field names the leg in errors, e.g. legs[2].account.
-	Field string
+	// Field names the leg's account in errors, e.g. legs[2].account; CurrencyField its
+	// currency, e.g. legs[2].currency ("currency" when empty).
+	Field, CurrencyField string
 }
 
 // RecordEntry checks that every wallet leg names a wallet of its company (creating a venue
-// settlement wallet on first use) and records e. Another company's wallet, or none, is 404
-// ER-102 naming the leg.
+// settlement wallet on first use) in the wallet's currency, and records e. Another
+// company's wallet, or none, is 404 ER-102 naming the leg's account; a leg in another
+// currency than its wallet's is 400 ER-111 naming the leg's currency.
 func (s *Store) RecordEntry(ctx context.Context, e journal.Entry, wallets []WalletRef) (journal.Result, error) {
 	if err := s.checkOwners(ctx, wallets); err != nil {
 		return journal.Result{}, err
@@ -74,7 +77,9 @@ func (s *Store) Deposit(ctx context.Context, id, companyID, walletID, currency s
 }
 
 // checkOwners reads the wallets of refs in one find and refuses any that is missing or
-// another company's; venue settlement wallets are created on first use.
+// another company's, and any leg in another currency than its wallet's (a trading wallet
+// holds one currency); venue settlement wallets are created on first use (in the leg's
+// currency, which their id names: trading.VenueWalletFor).
 func (s *Store) checkOwners(ctx context.Context, refs []WalletRef) error {
 	if len(refs) == 0 {
 		return nil
@@ -90,36 +95,46 @@ func (s *Store) checkOwners(ctx context.Context, refs []WalletRef) error {
 	}
 	for _, r := range refs {
 		owner, found := owners[r.WalletID]
-		if found && owner == r.CompanyID {
-			continue
-		}
-		if found {
+		switch {
+		case found && owner.CompanyID != r.CompanyID:
 			return apperr.NotFound(r.Field, r.WalletID)
+		case found && owner.Currency != r.Currency:
+			field := r.CurrencyField
+			if field == "" {
+				field = "currency"
+			}
+			return apperr.Invalid(apperr.CodeCurrency, field, "%s: wallet %s holds %s, not %s", field, r.WalletID, owner.Currency, r.Currency)
+		case found:
+			continue
 		}
 		if err := s.createVenueWallet(ctx, r); err != nil {
 			return err
 		}
-		owners[r.WalletID] = r.CompanyID
+		owners[r.WalletID] = walletOwner{CompanyID: r.CompanyID, Currency: r.Currency}
 	}
 	return nil
 }
 
-func (s *Store) owners(ctx context.Context, ids []string) (map[string]string, error) {
+// walletOwner is what checkOwners reads of a wallet: its company and its currency.
+type walletOwner struct{ CompanyID, Currency string }
+
+func (s *Store) owners(ctx context.Context, ids []string) (map[string]walletOwner, error) {
 	cur, err := s.db.Collection(colWallets).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}},
-		options.Find().SetProjection(bson.D{{Key: "companyId", Value: 1}}))
+		options.Find().SetProjection(bson.D{{Key: "companyId", Value: 1}, {Key: "currency", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("find wallets: %w", err)
 	}
 	var docs []struct {
 		ID        string `bson:"_id"`
 		CompanyID string `bson:"companyId"`
+		Currency  string `bson:"currency"`
 	}
 	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("read wallets: %w", err)
 	}
-	out := make(map[string]string, len(docs))
+	out := make(map[string]walletOwner, len(docs))
 	for _, d := range docs {
-		out[d.ID] = d.CompanyID
+		out[d.ID] = walletOwner{CompanyID: d.CompanyID, Currency: d.Currency}
 	}
 	return out, nil
 }
@@ -141,15 +156,12 @@ func (s *Store) createVenueWallet(ctx context.Context, r WalletRef) error {
 // IsAccountMissing reports whether err is a journal's missing account.
 func IsAccountMissing(err error) bool { return errors.Is(err, journal.ErrAccountNotFound) }
 
-// History returns a page of the postings of the company's wallet f.WalletID (ER-102 when it
-// is not the company's).
-func (s *Store) History(ctx context.Context, f trading.HistoryFilter) ([]journal.Posting, error) {
-	if _, err := s.Wallet(ctx, f.CompanyID, f.WalletID); err != nil {
-		if errors.Is(err, apperr.ErrNotFound) {
-			return nil, apperr.NotFound("walletId", f.WalletID)
-		}
+// WalletCurrencies returns the currency of the company's wallet walletID (a trading wallet
+// has one), for the statement extensions; apperr.ErrNotFound when it is not the company's.
+func (s *Store) WalletCurrencies(ctx context.Context, companyID, walletID string) ([]string, error) {
+	w, err := s.Wallet(ctx, companyID, walletID)
+	if err != nil {
 		return nil, err
 	}
-	return s.journal.History(ctx, journal.HistoryQuery{Holder: f.WalletID, Currency: f.Currency, BusinessKey: f.Reference,
-		From: f.From, To: f.To, AfterSeq: f.AfterSeq, Limit: f.Limit})
+	return []string{w.Currency}, nil
 }

@@ -1,7 +1,7 @@
 // Command suitectl signs a request with the demo keys and sends it to the gateway, printing
 // the status and the response body:
 //
-//	suitectl [-url URL] [-company ztest|zacme|zbybit|zderibit] [-as maker|checker|viewer|admin|none] METHOD PATH [BODY]
+//	suitectl [-url URL] [-company ztest|zacme|zbybit|zderibit|zcustody] [-as maker|checker|viewer|admin|none] METHOD PATH [BODY]
 //
 // (zbybit and zderibit are the operators of the demo venues BYBIT and DERIBIT: signing as one
 // of them is signing as the venue)
@@ -41,7 +41,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("suitectl", flag.ContinueOnError)
 	url := fs.String("url", envOr("SUITE_URL", "http://127.0.0.1:8080"), "gateway base URL")
-	company := fs.String("company", "ztest", "demo company: ztest or zacme (clients), zbybit or zderibit (venue operators)")
+	company := fs.String("company", "ztest", "demo company: ztest or zacme (clients), zbybit or zderibit (venue operators), zcustody (the custodian)")
 	as := fs.String("as", "maker", "demo user: maker, checker, viewer, or none for a company-level call")
 	if err := fs.Parse(args); err != nil {
 		return err
