@@ -75,16 +75,40 @@ const (
 // read after the holder (admit), so a late runner writes nothing once the entry is final. It
 // returns the marker as stored and the holder's company.
 func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string, error) {
+	return j.applyChangeFrom(ctx, c, nil)
+}
+
+// snapshot is a holder as read, and its entry as read after it: apply reads a batch of
+// holders, then the entry once, and each holder's first attempt starts from them.
+type snapshot struct {
+	doc   holderDoc
+	entry entryDoc
+	found bool
+}
+
+// applyChangeFrom is applyChange whose first attempt starts from first (nil: read).
+func (j *Journal) applyChangeFrom(ctx context.Context, c change, first *snapshot) (markerDoc, string, error) {
 	_, policy := j.holderCollection(c.holder)
 	for attempt := range j.cfg.MaxAttempts {
-		doc, err := j.readHolder(ctx, c.holder)
-		if err != nil {
+		var doc holderDoc
+		var err error
+		if attempt == 0 && first != nil {
+			doc = first.doc
+		} else if doc, err = j.readHolder(ctx, c.holder); err != nil {
 			return markerDoc{}, "", err
 		}
 		if m, ok := doc.marker(c.k); ok {
 			return m, doc.Company, nil
 		}
-		if err := j.admit(ctx, doc, c.mode, entryOf(c.k)); err != nil {
+		if attempt == 0 && first != nil {
+			err = admitLocal(doc, c.mode, entryOf(c.k))
+			if err == nil {
+				err = admitState(c.mode, entryOf(c.k), first.entry, first.found)
+			}
+		} else {
+			err = j.admit(ctx, doc, c.mode, entryOf(c.k))
+		}
+		if err != nil {
 			return markerDoc{}, "", err
 		}
 		if c.mode == modeUndo {
@@ -125,6 +149,20 @@ func (j *Journal) applyChange(ctx context.Context, c change) (markerDoc, string,
 // holder without E (errAppliedHere) and the entry recorded (errBlockedElsewhere when it is
 // already compensating: then no runner can apply it anywhere any more).
 func (j *Journal) admit(ctx context.Context, doc holderDoc, m mode, id string) error {
+	if err := admitLocal(doc, m, id); err != nil {
+		return err
+	}
+	j.stateReads.Add(1)
+	d, found, err := j.lookup(ctx, id)
+	if err != nil {
+		return err
+	}
+	return admitState(m, id, d, found)
+}
+
+// admitLocal is what the holder alone decides: an apply on a blocked holder, an undo where
+// the entry is not, a block where it is.
+func admitLocal(doc holderDoc, m mode, id string) error {
 	_, has := doc.marker(id)
 	_, undone := doc.marker(compensation(id))
 	switch {
@@ -135,11 +173,12 @@ func (j *Journal) admit(ctx context.Context, doc holderDoc, m mode, id string) e
 	case m == modeBlock && has:
 		return errAppliedHere
 	}
-	j.stateReads.Add(1)
-	d, found, err := j.lookup(ctx, id)
+	return nil
+}
+
+// admitState is what the entry's state, read after the holder, decides (see admit).
+func admitState(m mode, id string, d entryDoc, found bool) error {
 	switch {
-	case err != nil:
-		return err
 	case !found:
 		return fmt.Errorf("%w: entry %s is gone", ErrInvariant, id)
 	case d.State == StateApplied:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -217,8 +218,15 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 	deltas := e.deltas()
 	order := holdersInOrder(deltas, j.constrained)
 	done := make([]applied, 0, len(order))
-	for _, h := range order {
-		m, company, err := j.applyChange(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true})
+	var batch map[string]*snapshot
+	for i, h := range order {
+		if i%ApplyBatch == 0 {
+			var err error
+			if batch, err = j.snapshots(ctx, e.ID, order[i:min(i+ApplyBatch, len(order))]); err != nil {
+				return err
+			}
+		}
+		m, company, err := j.applyChangeFrom(ctx, change{holder: h, k: e.ID, delta: deltas[h], check: true}, batch[h])
 		var insufficient *InsufficientError
 		switch {
 		case errors.As(err, &insufficient):
@@ -250,6 +258,40 @@ func (j *Journal) apply(ctx context.Context, e Entry) error {
 		return j.afterLostState(ctx, e)
 	}
 	return nil
+}
+
+// ApplyBatch is how many holders an entry's runner reads at once: one read of the holders
+// of each collection, then one read of the entry's state (after them, as admit requires),
+// instead of both per holder. A holder whose version moved meanwhile is read again alone.
+const ApplyBatch = 64
+
+// snapshots reads holders (in one find per collection) and then entry id: the first attempt
+// of each holder's change. A holder not there yet (a system account made on first use) has
+// none and is read alone.
+func (j *Journal) snapshots(ctx context.Context, id string, holders []string) (map[string]*snapshot, error) {
+	byCol := map[string][]string{}
+	for _, h := range holders {
+		col, _ := j.holderCollection(h)
+		byCol[col.Name()] = append(byCol[col.Name()], h)
+	}
+	docs := make(map[string]holderDoc, len(holders))
+	for col, hs := range byCol {
+		read, err := j.readHolders(ctx, col, hs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(docs, read)
+	}
+	j.stateReads.Add(1)
+	d, found, err := j.lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*snapshot, len(docs))
+	for h, doc := range docs {
+		out[h] = &snapshot{doc: doc, entry: d, found: found}
+	}
+	return out, nil
 }
 
 // afterLostState answers a runner whose entry changed state under it: applied by another
