@@ -125,7 +125,7 @@ func (j *Journal) applyChangeFrom(ctx context.Context, c change, first *snapshot
 			return markerDoc{}, "", err
 		}
 		if len(kept) < j.cfg.MaxMarkers {
-			ok, err := j.writeHolder(ctx, doc, m, append(kept, m))
+			ok, err := j.writeHolder(ctx, doc, m, kept)
 			if err != nil || ok {
 				return m, doc.Company, err
 			}
@@ -238,15 +238,23 @@ func (j *Journal) nextMarker(doc holderDoc, c change, constrained bool) (markerD
 	return m, nil
 }
 
-// writeHolder sets the counters of m's postings, the marker list and the next version, if
-// the holder is still at doc's version. It reports whether it wrote.
-func (j *Journal) writeHolder(ctx context.Context, doc holderDoc, m markerDoc, markers []markerDoc) (bool, error) {
+// writeHolder sets the counters of m's postings, the next version and the marker list, kept
+// (doc's markers less those pruned) followed by m, if the holder is still at doc's version.
+// When nothing was pruned, m is pushed rather than the list written again: a smaller write.
+// It reports whether it wrote.
+func (j *Journal) writeHolder(ctx context.Context, doc holderDoc, m markerDoc, kept []markerDoc) (bool, error) {
 	col, _ := j.holderCollection(doc.ID)
-	set := bson.D{{Key: "ledgerVersion", Value: doc.Version + 1}, {Key: "ledgerSeq", Value: m.Seq}, {Key: "ledgerMarkers", Value: markers}}
+	set := bson.D{{Key: "ledgerVersion", Value: doc.Version + 1}, {Key: "ledgerSeq", Value: m.Seq}}
 	for _, p := range m.Postings {
 		set = append(set, bson.E{Key: "accounts." + p.Currency, Value: p.After})
 	}
-	res, err := col.UpdateOne(ctx, versionFilter(doc), bson.D{{Key: "$set", Value: set}})
+	update := bson.D{{Key: "$set", Value: set}}
+	if len(kept) == len(doc.Markers) && len(kept) > 0 {
+		update = append(update, bson.E{Key: "$push", Value: bson.D{{Key: "ledgerMarkers", Value: m}}})
+	} else {
+		update[0].Value = append(set, bson.E{Key: "ledgerMarkers", Value: append(slices.Clip(kept), m)})
+	}
+	res, err := col.UpdateOne(ctx, versionFilter(doc), update)
 	if err != nil {
 		return false, fmt.Errorf("apply %s to %s: %w", m.K, doc.ID, err)
 	}
