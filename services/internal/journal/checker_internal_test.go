@@ -89,8 +89,9 @@ func TestChecker(t *testing.T) {
 	}
 	start := time.Now()
 	for i, seed := range checkerSeeds {
-		if time.Since(start) > checkerBudget {
-			t.Logf("checker budget of %s spent: seeds %v not run", checkerBudget, checkerSeeds[i:])
+		// A seed starts only if one more, at the pace so far, still fits in the budget.
+		if spent := time.Since(start); i > 0 && spent+spent/time.Duration(i) > checkerBudget {
+			t.Logf("checker budget of %s: seeds %v not run", checkerBudget, checkerSeeds[i:])
 			return
 		}
 		if !checkerSeed(t, seed) {
@@ -101,23 +102,28 @@ func TestChecker(t *testing.T) {
 }
 
 // checkerSeeds is the default run, the seeds that find the defects of late_internal_test.go
-// first (each found by putting the defect back, and passing on the current code):
-//   - (a) an undo that reads no entry state, writing the inverse whenever the holder lacks
-//     E~ (so a late compensator undoes E again once E and E~ were pruned): seed 4 (W3 carries
-//     U3~ twice, the trial balance is off; in 5 s), 28 (W4 carries U1~ twice; 3 s), 1 (the
-//     second undo would make a counter negative, the journal answers ErrInvariant; 5 s);
+// first. Each was found by putting the defect back (journal at commit 5112aac) and passes on
+// the code as it is; a change to the journal's calls changes every schedule, and a soak finds
+// such seeds again (each defect fails one seed in ten or more):
+//   - (a) an undo that reads no entry state and writes the inverse whenever the holder lacks
+//     E~ (a late compensator undoes E again once E and E~ were pruned): seeds 1 (W4 carries
+//     U6~ twice, the trial balance is off; fails in 6 s), 31 (W2 carries U1~ twice; 6 s) and
+//     29 (the second undo would make a counter negative: the journal answers ErrInvariant;
+//     3 s);
 //   - (b) block and refuse that read no entry state (a late refusal blocks an applied entry
-//     whose marker was pruned, and compensates it): seeds 4 (a stray R1~ on W1 while R1 is
-//     applied; 1 s), 14 (1 s), 10 (4 s); with compensate's undo reading no state either,
-//     also seeds 3, 6 and 8.
-var checkerSeeds = []uint64{4, 28, 14, 1, 10, 7}
+//     whose marker was pruned, and compensates it): seeds 1 (R1 applied, and W8 carries
+//     R1~; 1 s), 4 (1 s), 29 (3 s) and 31 (3 s), also when compensate's undo reads no state
+//     either.
+//
+// Seed 17 also meets Reconcile's defect (see audit).
+var checkerSeeds = []uint64{1, 31, 29, 4, 17, 13}
 
 // checkerExchanges (JOURNAL_CHECKER_EXCHANGES=1) lets two wallets exchange currencies in
 // one entry, the first one applied withdrawing what the exchange credited it. Off by
-// default, for a defect the checker found (seed 19 with it on): each wallet pays in one
+// default, for a defect the checker found (seed 16 with it on): each wallet pays in one
 // currency and receives in the other, so the first wallet's update credits it before the
 // second may refuse; the credit can be spent meanwhile, and the compensation then takes it
-// back below zero (W1 BTC available -1 after X3~). Without it, a wallet exchanges with the
+// back below zero (W3 USD available -7 after X2~). Without it, a wallet exchanges with the
 // desk (sys:fx), the only fallible holder of its entry.
 var checkerExchanges = os.Getenv("JOURNAL_CHECKER_EXCHANGES") == "1"
 
@@ -1051,9 +1057,9 @@ func (c *checker) opResolve(s *checkerSnapshot) []*checkerRunner {
 	for i := range 1 + c.plan.IntN(2) {
 		kind := []Kind{Post, Void}[c.plan.IntN(2)]
 		id := fmt.Sprintf("%s:%s%d", h, kind, i)
-		if kind == Post && c.plan.IntN(3) == 0 { // a partial post: part of the hold, the rest released
-			n := hold.Legs[0].Amount.Decimal().IntPart()
-			p := 1 + c.plan.Int64N(n)
+		if n := hold.Legs[0].Amount.Decimal().IntPart(); kind == Post && n > 1 && c.plan.IntN(2) == 0 {
+			// A partial post: part of the hold posted, the rest released.
+			p := 1 + c.plan.Int64N(n-1)
 			var posted []Leg
 			for _, l := range hold.Legs {
 				posted = append(posted, checkerLeg(l.Holder, l.Currency, l.Side, p))
@@ -1442,9 +1448,10 @@ func (c *checker) audit(all, reconcile bool) []string {
 	for _, rv := range r.Violations {
 		// Reconcile settles a recorded entry as applied on every holder lacking both E and
 		// E~, so it leaves out the holder where a refusal blocked it (E~ without E): its
-		// trial balance is off from the block until the entry is compensating (until the
-		// recovery pass, if the runner stopped there). A defect of Reconcile (seed 4 meets it
-		// at X2's block on W3), excused here; the auditor's own balance holds meanwhile.
+		// trial balance is off from the block until the entry is compensating, and until
+		// the recovery pass if the runner stopped there (seed 17: T1 blocked on W1 at the end
+		// of a round, USD off by 7). A defect of Reconcile, excused here; the auditor's own
+		// balance holds meanwhile.
 		if strings.HasPrefix(rv, "trial balance of ") && blockedRecorded(s, carried) != "" {
 			c.excused++
 			continue
