@@ -104,7 +104,9 @@ func (j *Journal) movingEntries(ctx context.Context, start time.Time) ([]entryDo
 }
 
 // settleInTotals brings entry d to its outcome in the totals: an entry recorded or applied
-// counts as applied on every holder, one compensating or rejected as undone.
+// counts as applied on every holder, one compensating or rejected as undone. A recorded
+// entry that a refusal blocked on one of its holders (E~ without E) is on its way to
+// rejected (no runner can apply it there any more), so it counts as undone.
 func (j *Journal) settleInTotals(ctx context.Context, d entryDoc, snapshots map[string]int64, r *Report) error {
 	e, err := d.entry()
 	if err != nil {
@@ -113,16 +115,24 @@ func (j *Journal) settleInTotals(ctx context.Context, d entryDoc, snapshots map[
 	if d.State == StateRecorded || d.State == StateCompensating {
 		r.InFlight++
 	}
-	applied := d.State == StateRecorded || d.State == StateApplied
-	for h, per := range e.deltas() {
+	type seen struct{ has, undone bool }
+	deltas := e.deltas()
+	on := make(map[string]seen, len(deltas))
+	blocked := false
+	for h := range deltas {
 		has, undone, err := j.inSnapshot(ctx, h, e.ID, snapshots[h])
 		if err != nil {
 			return err
 		}
-		switch {
-		case applied && !has && !undone:
+		on[h] = seen{has, undone}
+		blocked = blocked || (undone && !has)
+	}
+	applied := d.State == StateApplied || (d.State == StateRecorded && !blocked)
+	for h, per := range deltas {
+		switch s := on[h]; {
+		case applied && !s.has && !s.undone:
 			addAll(r.Totals, per, false)
-		case !applied && has && !undone:
+		case !applied && s.has && !s.undone:
 			addAll(r.Totals, per, true)
 		}
 	}
