@@ -14,7 +14,8 @@ const (
 
 // Accounts of trading's journal besides the wallets: one clearing account per settlement
 // (clearing:<settlementTrackingId>, zero once the settlement is complete), the world
-// outside (world:deposits pays deposits in, world:withdrawals receives withdrawals), and
+// outside (world:deposits pays deposits in, world:withdrawals receives withdrawals,
+// world:network-fees the network fees withdrawals pay), and
 // the in-transit account of withdrawals to custody wallets (transit:custody receives what
 // leaves a trading wallet for custody; custody's own in-transit account pays it in there,
 // so the two cancel out once every transfer has landed).
@@ -23,6 +24,7 @@ const (
 	WorldPrefix      = "world:"
 	WorldDeposits    = WorldPrefix + "deposits"
 	WorldWithdrawals = WorldPrefix + "withdrawals"
+	WorldNetworkFees = WorldPrefix + "network-fees"
 	TransitPrefix    = "transit:"
 	TransitCustody   = TransitPrefix + "custody"
 )
@@ -31,7 +33,7 @@ var clearingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // IsSystemAccount reports whether name is one of the journal's system accounts.
 func IsSystemAccount(name string) bool {
-	if name == WorldDeposits || name == WorldWithdrawals || name == TransitCustody {
+	if name == WorldDeposits || name == WorldWithdrawals || name == WorldNetworkFees || name == TransitCustody {
 		return true
 	}
 	id, ok := strings.CutPrefix(name, ClearingPrefix)

@@ -3475,6 +3475,16 @@ export interface components {
              * @description Whether the money has moved.
              */
             completed: boolean;
+            /**
+             * network_fee_limit
+             * @description The most the network fee may be, held with the amount; absent when none is.
+             */
+            networkFeeLimit?: string | null;
+            /**
+             * network_fee
+             * @description The network fee charged on ACCEPT (the rest of the limit was released).
+             */
+            networkFee?: string | null;
         };
         /**
          * @description Represents a JSON object.
@@ -3529,6 +3539,16 @@ export interface components {
              * @example not expected
              */
             reason?: string;
+            /**
+             * network_fee
+             * @description Extension, ACCEPT only: the network fee the withdrawal really paid (a decimal string in
+             *      its currency), at most the networkFeeLimit held with it. The wallet is charged the
+             *      amount plus this fee and the rest of the limit is released, in one journal entry.
+             *      Without it, a withdrawal holding a fee limit is charged the whole limit; one holding none
+             *      takes no fee (400 when a fee is named).
+             * @example 0.00012
+             */
+            networkFee?: string;
         };
         /**
          * ConfirmWithdrawalResponse
@@ -4176,6 +4196,18 @@ export interface components {
              *      custody wallet, reached it), or its hold was released.
              */
             completed?: boolean;
+            /**
+             * network_fee_limit
+             * @description The most the network fee may be (a decimal string in the currency), held on the wallet
+             *      on top of the amount until the decision; empty when the withdrawal holds no fee.
+             */
+            networkFeeLimit?: string;
+            /**
+             * network_fee
+             * @description The network fee the venue reported on ACCEPT, posted with the amount (the rest of the
+             *      limit is released); empty while pending, on a decline, or without a fee limit.
+             */
+            networkFee?: string;
         };
         /**
          * ApproveRequestRequest

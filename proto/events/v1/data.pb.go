@@ -1295,7 +1295,11 @@ type WithdrawalEventData struct {
 	// ISO 8601 UTC time of the venue's decision.
 	DecidedAt *string `protobuf:"bytes,15,opt,name=decided_at,json=decidedAt,proto3,oneof" json:"decided_at,omitempty"`
 	// Whether the money has moved.
-	Completed     bool `protobuf:"varint,16,opt,name=completed,proto3" json:"completed,omitempty"`
+	Completed bool `protobuf:"varint,16,opt,name=completed,proto3" json:"completed,omitempty"`
+	// The most the network fee may be, held with the amount; absent when none is.
+	NetworkFeeLimit *string `protobuf:"bytes,17,opt,name=network_fee_limit,json=networkFeeLimit,proto3,oneof" json:"network_fee_limit,omitempty"`
+	// The network fee charged on ACCEPT (the rest of the limit was released).
+	NetworkFee    *string `protobuf:"bytes,18,opt,name=network_fee,json=networkFee,proto3,oneof" json:"network_fee,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1440,6 +1444,20 @@ func (x *WithdrawalEventData) GetCompleted() bool {
 		return x.Completed
 	}
 	return false
+}
+
+func (x *WithdrawalEventData) GetNetworkFeeLimit() string {
+	if x != nil && x.NetworkFeeLimit != nil {
+		return *x.NetworkFeeLimit
+	}
+	return ""
+}
+
+func (x *WithdrawalEventData) GetNetworkFee() string {
+	if x != nil && x.NetworkFee != nil {
+		return *x.NetworkFee
+	}
+	return ""
 }
 
 // An applied journal entry, as one company's event shows it: that company's postings only.
@@ -2011,7 +2029,7 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\x0eEventAmountSum\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
 	"\x06ledger\x18\x02 \x01(\tR\x06ledger\x12\x16\n" +
-	"\x06amount\x18\x03 \x01(\tR\x06amount\"\xf9\x05\n" +
+	"\x06amount\x18\x03 \x01(\tR\x06amount\"\xf6\x06\n" +
 	"\x13WithdrawalEventData\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x1d\n" +
@@ -2035,13 +2053,18 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\tR\tupdatedAt\x12\"\n" +
 	"\n" +
 	"decided_at\x18\x0f \x01(\tH\x05R\tdecidedAt\x88\x01\x01\x12\x1c\n" +
-	"\tcompleted\x18\x10 \x01(\bR\tcompleted:Q\xaa\x9f\x19\x1fwithdrawal.pending_confirmation\xaa\x9f\x19\x13withdrawal.accepted\xaa\x9f\x19\x13withdrawal.declinedB\x16\n" +
+	"\tcompleted\x18\x10 \x01(\bR\tcompleted\x12/\n" +
+	"\x11network_fee_limit\x18\x11 \x01(\tH\x06R\x0fnetworkFeeLimit\x88\x01\x01\x12$\n" +
+	"\vnetwork_fee\x18\x12 \x01(\tH\aR\n" +
+	"networkFee\x88\x01\x01:Q\xaa\x9f\x19\x1fwithdrawal.pending_confirmation\xaa\x9f\x19\x13withdrawal.accepted\xaa\x9f\x19\x13withdrawal.declinedB\x16\n" +
 	"\x14_destination_addressB\x18\n" +
 	"\x16_destination_wallet_idB\r\n" +
 	"\v_request_idB\x12\n" +
 	"\x10_previous_statusB\t\n" +
 	"\a_reasonB\r\n" +
-	"\v_decided_at\"\xdf\x02\n" +
+	"\v_decided_atB\x14\n" +
+	"\x12_network_fee_limitB\x0e\n" +
+	"\f_network_fee\"\xdf\x02\n" +
 	"\x1bJournalEntryPostedEventData\x12\x19\n" +
 	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12!\n" +

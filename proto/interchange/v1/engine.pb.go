@@ -432,8 +432,12 @@ type CreateWithdrawalRequest struct {
 	Amount string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
 	// Destination address.
 	DestinationAddress string `protobuf:"bytes,6,opt,name=destination_address,json=destinationAddress,proto3" json:"destination_address,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The most the network fee may be (a decimal string, 0 or more, in the currency's
+	// precision): held on the wallet with the amount, so the venue's ACCEPT can charge the fee
+	// it really paid (endpoint 11's networkFee) and release the rest. Empty: no fee is held.
+	NetworkFeeLimit string `protobuf:"bytes,7,opt,name=network_fee_limit,json=networkFeeLimit,proto3" json:"network_fee_limit,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CreateWithdrawalRequest) Reset() {
@@ -504,6 +508,13 @@ func (x *CreateWithdrawalRequest) GetAmount() string {
 func (x *CreateWithdrawalRequest) GetDestinationAddress() string {
 	if x != nil {
 		return x.DestinationAddress
+	}
+	return ""
+}
+
+func (x *CreateWithdrawalRequest) GetNetworkFeeLimit() string {
+	if x != nil {
+		return x.NetworkFeeLimit
 	}
 	return ""
 }
@@ -594,7 +605,7 @@ const file_interchange_v1_engine_proto_rawDesc = "" +
 	"company_id\x18\x01 \x01(\tR\tcompanyId\x12I\n" +
 	"\vinstruction\x18\x02 \x01(\v2'.interchange.v1.CreateSettlementRequestR\vinstruction\"^\n" +
 	"\x1aInstructSettlementResponse\x12@\n" +
-	"\x06result\x18\x01 \x01(\v2(.interchange.v1.CreateSettlementResponseR\x06result\"\xdb\x01\n" +
+	"\x06result\x18\x01 \x01(\v2(.interchange.v1.CreateSettlementResponseR\x06result\"\x87\x02\n" +
 	"\x17CreateWithdrawalRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x1d\n" +
@@ -603,7 +614,8 @@ const file_interchange_v1_engine_proto_rawDesc = "" +
 	"\twallet_id\x18\x03 \x01(\tR\bwalletId\x12\x1a\n" +
 	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12\x16\n" +
 	"\x06amount\x18\x05 \x01(\tR\x06amount\x12/\n" +
-	"\x13destination_address\x18\x06 \x01(\tR\x12destinationAddress\"S\n" +
+	"\x13destination_address\x18\x06 \x01(\tR\x12destinationAddress\x12*\n" +
+	"\x11network_fee_limit\x18\a \x01(\tR\x0fnetworkFeeLimit\"S\n" +
 	"\x18CreateWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x16\n" +

@@ -1339,7 +1339,13 @@ type ConfirmWithdrawalRequest struct {
 	// ACCEPT or DECLINE.
 	WithdrawalConfirmation string `protobuf:"bytes,2,opt,name=withdrawal_confirmation,json=withdrawalConfirmation,proto3" json:"withdrawal_confirmation,omitempty"`
 	// Required for DECLINE.
-	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Extension, ACCEPT only: the network fee the withdrawal really paid (a decimal string in
+	// its currency), at most the networkFeeLimit held with it. The wallet is charged the
+	// amount plus this fee and the rest of the limit is released, in one journal entry.
+	// Without it, a withdrawal holding a fee limit is charged the whole limit; one holding none
+	// takes no fee (400 when a fee is named).
+	NetworkFee    string `protobuf:"bytes,4,opt,name=network_fee,json=networkFee,proto3" json:"network_fee,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1391,6 +1397,13 @@ func (x *ConfirmWithdrawalRequest) GetWithdrawalConfirmation() string {
 func (x *ConfirmWithdrawalRequest) GetReason() string {
 	if x != nil {
 		return x.Reason
+	}
+	return ""
+}
+
+func (x *ConfirmWithdrawalRequest) GetNetworkFee() string {
+	if x != nil {
+		return x.NetworkFee
 	}
 	return ""
 }
@@ -1630,7 +1643,13 @@ type WithdrawalRecord struct {
 	DecidedAt string `protobuf:"bytes,14,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
 	// Whether the money step of its decision is done: the amount left the wallet (and, for a
 	// custody wallet, reached it), or its hold was released.
-	Completed     bool `protobuf:"varint,15,opt,name=completed,proto3" json:"completed,omitempty"`
+	Completed bool `protobuf:"varint,15,opt,name=completed,proto3" json:"completed,omitempty"`
+	// The most the network fee may be (a decimal string in the currency), held on the wallet
+	// on top of the amount until the decision; empty when the withdrawal holds no fee.
+	NetworkFeeLimit string `protobuf:"bytes,16,opt,name=network_fee_limit,json=networkFeeLimit,proto3" json:"network_fee_limit,omitempty"`
+	// The network fee the venue reported on ACCEPT, posted with the amount (the rest of the
+	// limit is released); empty while pending, on a decline, or without a fee limit.
+	NetworkFee    string `protobuf:"bytes,17,opt,name=network_fee,json=networkFee,proto3" json:"network_fee,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1770,6 +1789,20 @@ func (x *WithdrawalRecord) GetCompleted() bool {
 	return false
 }
 
+func (x *WithdrawalRecord) GetNetworkFeeLimit() string {
+	if x != nil {
+		return x.NetworkFeeLimit
+	}
+	return ""
+}
+
+func (x *WithdrawalRecord) GetNetworkFee() string {
+	if x != nil {
+		return x.NetworkFee
+	}
+	return ""
+}
+
 var File_interchange_v1_interchange_proto protoreflect.FileDescriptor
 
 const file_interchange_v1_interchange_proto_rawDesc = "" +
@@ -1893,12 +1926,14 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\n" +
 	"blockchain\x18\x05 \x01(\tR\n" +
 	"blockchain\x12#\n" +
-	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xf0\x01\n" +
+	"\rblockchain_id\x18\x06 \x01(\tR\fblockchainId\"\xa4\x02\n" +
 	"\x18ConfirmWithdrawalRequest\x12C\n" +
 	"\vtransfer_id\x18\x01 \x01(\tB\"\xbaH\x1f\xc8\x01\x01r\x1a\x18\x80\x01\x92\x02\x14TWD-ZTEST-0000000001R\n" +
 	"transferId\x12^\n" +
 	"\x17withdrawal_confirmation\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x18 R\x06ACCEPTR\aDECLINE\x92\x02\aDECLINER\x16withdrawalConfirmation\x12/\n" +
-	"\x06reason\x18\x03 \x01(\tB\x17\xbaH\x14r\x12\x18\x80\x04\x92\x02\fnot expectedR\x06reason\"<\n" +
+	"\x06reason\x18\x03 \x01(\tB\x17\xbaH\x14r\x12\x18\x80\x04\x92\x02\fnot expectedR\x06reason\x122\n" +
+	"\vnetwork_fee\x18\x04 \x01(\tB\x11\xbaH\x0er\f\x18@\x92\x02\a0.00012R\n" +
+	"networkFee\"<\n" +
 	"\x19ConfirmWithdrawalResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\"\xce\x03\n" +
@@ -1919,7 +1954,7 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"\x12_pagination_offset\"i\n" +
 	"\x19SearchWithdrawalsResponse\x12\x14\n" +
 	"\x05total\x18\x01 \x01(\x05R\x05total\x126\n" +
-	"\x05items\x18\x02 \x03(\v2 .interchange.v1.WithdrawalRecordR\x05items\"\xed\x03\n" +
+	"\x05items\x18\x02 \x03(\v2 .interchange.v1.WithdrawalRecordR\x05items\"\xba\x04\n" +
 	"\x10WithdrawalRecord\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x1d\n" +
@@ -1942,7 +1977,10 @@ const file_interchange_v1_interchange_proto_rawDesc = "" +
 	"updated_at\x18\r \x01(\tR\tupdatedAt\x12\x1d\n" +
 	"\n" +
 	"decided_at\x18\x0e \x01(\tR\tdecidedAt\x12\x1c\n" +
-	"\tcompleted\x18\x0f \x01(\bR\tcompleted2\x9b\x11\n" +
+	"\tcompleted\x18\x0f \x01(\bR\tcompleted\x12*\n" +
+	"\x11network_fee_limit\x18\x10 \x01(\tR\x0fnetworkFeeLimit\x12\x1f\n" +
+	"\vnetwork_fee\x18\x11 \x01(\tR\n" +
+	"networkFee2\x9b\x11\n" +
 	"\x12InterchangeService\x12\xdb\x02\n" +
 	"\x10CreateSettlement\x12'.interchange.v1.CreateSettlementRequest\x1a(.interchange.v1.CreateSettlementResponse\"\xf3\x01\xbaG\xbf\x01\n" +
 	"\vinterchange\x12\x1fCreate a settlement instruction*\x1bcreateSettlementInstruction2\x18\n" +

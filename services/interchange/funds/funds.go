@@ -43,13 +43,14 @@ func (l ledger) record(ctx context.Context, req *tradingv1.RecordEntryRequest) (
 	return resp.GetOutcome() != tradingv1.EntryOutcome_ENTRY_OUTCOME_INSUFFICIENT_FUNDS, nil
 }
 
-// resolve posts or voids a hold and answers the outcome.
-func (l ledger) resolve(ctx context.Context, hold, id string, kind tradingv1.ResolveKind, code string) (tradingv1.EntryOutcome, error) {
+// resolve posts or voids a hold and answers the outcome; a post naming posted posts those
+// amounts and releases the rest.
+func (l ledger) resolve(ctx context.Context, hold, id string, kind tradingv1.ResolveKind, code string, posted ...*tradingv1.JournalLeg) (tradingv1.EntryOutcome, error) {
 	ctx, err := l.signer.OutgoingContext(ctx, principal.Principal{Kind: principal.KindSystem, System: System})
 	if err != nil {
 		return 0, err
 	}
-	resp, err := l.client.ResolveHold(ctx, &tradingv1.ResolveHoldRequest{EntryId: id, HoldId: hold, Kind: kind, Code: code})
+	resp, err := l.client.ResolveHold(ctx, &tradingv1.ResolveHoldRequest{EntryId: id, HoldId: hold, Kind: kind, Code: code, Posted: posted})
 	if err != nil {
 		return 0, fmt.Errorf("resolve %s: %w", hold, err)
 	}
@@ -58,7 +59,13 @@ func (l ledger) resolve(ctx context.Context, hold, id string, kind tradingv1.Res
 
 // post posts a hold; anything but a post in place is errLedger.
 func (l ledger) post(ctx context.Context, hold, code string) error {
-	out, err := l.resolve(ctx, hold, hold+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, code)
+	return l.postPartial(ctx, hold, code)
+}
+
+// postPartial posts the amounts posted names of a hold and releases the rest in the same
+// entry (none named: the whole hold); anything but a post in place is errLedger.
+func (l ledger) postPartial(ctx context.Context, hold, code string, posted ...*tradingv1.JournalLeg) error {
+	out, err := l.resolve(ctx, hold, hold+":post", tradingv1.ResolveKind_RESOLVE_KIND_POST, code, posted...)
 	if err == nil && !done(out) {
 		return fmt.Errorf("%w: post of %s answered %s", errLedger, hold, out)
 	}

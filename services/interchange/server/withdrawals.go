@@ -11,6 +11,7 @@ import (
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/ledger"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) ConfirmWithdrawal(ctx context.Context, req *interchangev1.Confi
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.deps.Withdrawals.Confirm(ctx, p.Venues(), id, decision, reason)
+	w, err := s.deps.Withdrawals.Confirm(ctx, p.Venues(), id, decision, reason, req.GetNetworkFee())
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func withdrawalRecord(w withdrawal.Withdrawal) *interchangev1.WithdrawalRecord {
 	out := &interchangev1.WithdrawalRecord{TransferId: w.TransferID, CompanyId: w.CompanyID, WalletId: w.WalletID, VenueId: w.VenueID,
 		Currency: w.Currency, Amount: w.Amount, DestinationAddress: w.DestinationAddress, DestinationWalletId: w.DestinationWalletID,
 		RequestId: w.RequestID, Status: w.Status, Reason: w.Reason, CreatedAt: apitime.Format(w.CreatedAt),
-		UpdatedAt: apitime.Format(w.UpdatedAt), Completed: !w.CompletedAt.IsZero()}
+		UpdatedAt: apitime.Format(w.UpdatedAt), Completed: !w.CompletedAt.IsZero(), NetworkFeeLimit: w.NetworkFeeLimit, NetworkFee: w.NetworkFee}
 	if !w.DecidedAt.IsZero() {
 		out.DecidedAt = apitime.Format(w.DecidedAt)
 	}
@@ -113,6 +114,15 @@ func ParseWithdrawal(req *interchangev1.CreateWithdrawalRequest) (withdrawal.Wit
 	if _, err := parseAmount("amount", w.Amount, places, false); err != nil {
 		return withdrawal.Withdrawal{}, err
 	}
+	if limit := req.GetNetworkFeeLimit(); limit != "" {
+		a, err := amount.ParseAmount(limit, places)
+		if err != nil {
+			return withdrawal.Withdrawal{}, apperr.Invalid(apperr.CodeFormat, "networkFeeLimit", "networkFeeLimit must be a canonical decimal of 0 or more, at most %d decimals, got %q", places, limit)
+		}
+		if a.Sign() > 0 { // a limit of 0 holds no fee
+			w.NetworkFeeLimit = a.String()
+		}
+	}
 	return w, checkDestination(w.DestinationAddress, curs)
 }
 
@@ -139,6 +149,10 @@ func currenciesOf(code string) []ledger.Currency {
 	return out
 }
 
+// maxNetworkFeeLength bounds endpoint 11's networkFee (its value is checked against the
+// withdrawal: withdrawal.NetworkFeeOf).
+const maxNetworkFeeLength = 64
+
 // parseDecision validates endpoint 11's body.
 func parseDecision(req *interchangev1.ConfirmWithdrawalRequest) (transferID, decision, reason string, err error) {
 	transferID, decision, reason = req.GetTransferId(), req.GetWithdrawalConfirmation(), req.GetReason()
@@ -155,6 +169,10 @@ func parseDecision(req *interchangev1.ConfirmWithdrawalRequest) (transferID, dec
 		return "", "", "", apperr.Missing("reason")
 	case len(reason) > withdrawal.MaxReasonLength:
 		return "", "", "", apperr.Invalid(apperr.CodeLength, "reason", "reason must be at most %d characters", withdrawal.MaxReasonLength)
+	case decision == withdrawal.DecisionDecline && req.GetNetworkFee() != "":
+		return "", "", "", apperr.Invalid(apperr.CodeFormat, "networkFee", "networkFee is named on ACCEPT only: a declined withdrawal pays no fee")
+	case len(req.GetNetworkFee()) > maxNetworkFeeLength:
+		return "", "", "", apperr.Invalid(apperr.CodeLength, "networkFee", "networkFee must be at most %d characters", maxNetworkFeeLength)
 	}
 	return transferID, decision, reason, nil
 }

@@ -153,5 +153,6 @@ func withdrawalView(w withdrawal.Withdrawal, previous string) *eventsv1.Withdraw
 		Currency: w.Currency, Amount: w.Amount, DestinationAddress: outbox.IfSet(w.DestinationAddress),
 		DestinationWalletId: outbox.IfSet(w.DestinationWalletID), RequestId: outbox.IfSet(w.RequestID), Status: w.Status,
 		PreviousStatus: outbox.IfSet(previous), Reason: outbox.IfSet(w.Reason), CreatedAt: apitime.Format(w.CreatedAt),
-		UpdatedAt: apitime.Format(w.UpdatedAt), DecidedAt: outbox.IfSet(apitime.Format(w.DecidedAt)), Completed: !w.CompletedAt.IsZero()}
+		UpdatedAt: apitime.Format(w.UpdatedAt), DecidedAt: outbox.IfSet(apitime.Format(w.DecidedAt)), Completed: !w.CompletedAt.IsZero(),
+		NetworkFeeLimit: outbox.IfSet(w.NetworkFeeLimit), NetworkFee: outbox.IfSet(w.NetworkFee)}
 }

@@ -374,7 +374,7 @@ func TestWithdrawalEvents(t *testing.T) {
 	if err := f.st.NextHoldAttempt(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.st.Decide(apiCall(req2), w, withdrawal.StatusAccepted, ""); !errors.Is(err, apperr.ErrConflict) {
+	if _, err := f.st.Decide(apiCall(req2), w, withdrawal.StatusAccepted, "", ""); !errors.Is(err, apperr.ErrConflict) {
 		t.Fatalf("a decision from a stale version: %v, want ErrConflict", err)
 	}
 	if seq, box, _ := pending(t, coll, "TR-1"); seq != 1 || len(box) != 1 {
@@ -383,7 +383,7 @@ func TestWithdrawalEvents(t *testing.T) {
 	if w, err = f.st.Withdrawal(ctx, alpha, "TR-1"); err != nil {
 		t.Fatal(err)
 	}
-	if w, err = f.st.Decide(apiCall(req2), w, withdrawal.StatusAccepted, ""); err != nil || w.EventSeq != 2 {
+	if w, err = f.st.Decide(apiCall(req2), w, withdrawal.StatusAccepted, "", ""); err != nil || w.EventSeq != 2 {
 		t.Fatalf("Decide = %+v, %v; want event sequence 2", w, err)
 	}
 	_, box, _ = pending(t, coll, "TR-1")
@@ -396,7 +396,7 @@ func TestWithdrawalEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.st.Decide(ctx, other, withdrawal.StatusDeclined, withdrawal.ExpiryReason); err != nil {
+	if _, err := f.st.Decide(ctx, other, withdrawal.StatusDeclined, withdrawal.ExpiryReason, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, box, _ = pending(t, coll, "TR-2")

@@ -89,7 +89,7 @@ func TestEveryQueryShape(t *testing.T) {
 	check("WithdrawalAtVenues", err)
 	_, err = st.SetVenue(ctx, w, "V")
 	check("SetVenue", err)
-	_, err = st.Decide(ctx, w, withdrawal.StatusAccepted, "")
+	_, err = st.Decide(ctx, w, withdrawal.StatusAccepted, "", "")
 	check("Decide", err)
 	check("NextHoldAttempt", st.NextHoldAttempt(ctx, w))
 	check("CompleteWithdrawal", st.CompleteWithdrawal(ctx, w))

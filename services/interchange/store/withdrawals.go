@@ -37,6 +37,10 @@ type withdrawalDoc struct {
 	CompletedAt time.Time `bson:"completedAt,omitempty"`
 	// EventSeq is the event sequence (outbox.FieldSeq; absent before the first event).
 	EventSeq int64 `bson:"eventSeq,omitempty"`
+	// NetworkFeeLimit and NetworkFee are absent on withdrawals that hold no network fee (and
+	// NetworkFee until the ACCEPT).
+	NetworkFeeLimit string `bson:"networkFeeLimit,omitempty"`
+	NetworkFee      string `bson:"networkFee,omitempty"`
 }
 
 func (d withdrawalDoc) withdrawal() withdrawal.Withdrawal {
@@ -120,16 +124,19 @@ func insertedWithdrawal(ctx context.Context, w withdrawal.Withdrawal, now time.T
 
 // Decide records the decision on a pending withdrawal, and its event (withdrawalDrafts), if
 // it is unchanged since read; a changed one is apperr.ErrConflict, and nothing is staged.
-func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, reason string) (withdrawal.Withdrawal, error) {
+func (st *Store) Decide(ctx context.Context, w withdrawal.Withdrawal, status, reason, networkFee string) (withdrawal.Withdrawal, error) {
 	now := st.stamp()
 	after := w
-	after.Status, after.Reason, after.DecidedAt, after.UpdatedAt = status, reason, now, now
+	after.Status, after.Reason, after.DecidedAt, after.UpdatedAt, after.NetworkFee = status, reason, now, now, networkFee
 	seqSet, push, _, err := outbox.StageEach(w.EventSeq, now, withdrawalDrafts(ctx, after, withdrawal.StatusPending)...)
 	if err != nil {
 		return withdrawal.Withdrawal{}, fmt.Errorf("decide withdrawal %s: %w", w.TransferID, err)
 	}
 	filter := bson.D{{Key: "_id", Value: w.TransferID}, {Key: "status", Value: withdrawal.StatusPending}, {Key: "version", Value: w.Version}}
 	set := append(bson.D{{Key: "status", Value: status}, {Key: "reason", Value: reason}, {Key: "decidedAt", Value: now}, {Key: "updatedAt", Value: now}}, seqSet...)
+	if networkFee != "" {
+		set = append(set, bson.E{Key: "networkFee", Value: networkFee})
+	}
 	update := bson.D{
 		{Key: "$set", Value: set},
 		{Key: "$inc", Value: bson.D{{Key: "version", Value: 1}}},

@@ -31,7 +31,7 @@ func (s *Service) Recover(ctx context.Context, grace time.Duration) {
 func (s *Service) Expire(ctx context.Context, after time.Duration) {
 	undecided, err := s.store.UndecidedWithdrawals(ctx, s.now().Add(-after), RecoveryBatch)
 	s.sweep(ctx, "expired", undecided, err, func(ctx context.Context, w Withdrawal) error {
-		decided, err := s.decide(ctx, w, DecisionDecline, ExpiryReason)
+		decided, err := s.decide(ctx, w, DecisionDecline, ExpiryReason, "")
 		if err != nil {
 			return err
 		}

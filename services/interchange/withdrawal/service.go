@@ -29,9 +29,9 @@ type Store interface {
 	// WithdrawalAtVenues returns the withdrawal out of a wallet held at one of venues, or
 	// apperr.ErrNotFound (also one at another venue).
 	WithdrawalAtVenues(ctx context.Context, venues []string, transferID string) (Withdrawal, error)
-	// Decide records the decision on a pending withdrawal unchanged since read; a changed one
-	// is apperr.ErrConflict.
-	Decide(ctx context.Context, w Withdrawal, status, reason string) (Withdrawal, error)
+	// Decide records the decision on a pending withdrawal unchanged since read, with the
+	// network fee an ACCEPT charges ("" for none); a changed one is apperr.ErrConflict.
+	Decide(ctx context.Context, w Withdrawal, status, reason, networkFee string) (Withdrawal, error)
 	// NextHoldAttempt moves a pending withdrawal to its next hold attempt (once per attempt).
 	NextHoldAttempt(ctx context.Context, w Withdrawal) error
 	// CompleteWithdrawal records the money step of a decided withdrawal done (once).
@@ -71,10 +71,11 @@ func (s *Service) Search(ctx context.Context, f Filter) ([]Withdrawal, int64, er
 // Funds moves a withdrawal's money in trading's journal, by the ids of HoldID, and in
 // custody's, by CreditID.
 type Funds interface {
-	// Hold reserves w's amount at its current attempt; false: the wallet lacks it.
-	// ErrHoldBlocked: a DECLINE released that id first.
+	// Hold reserves w's amount (and its network fee limit, Held) at its current attempt;
+	// false: the wallet lacks it. ErrHoldBlocked: a DECLINE released that id first.
 	Hold(ctx context.Context, w Withdrawal) (bool, error)
-	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet; one to a
+	// Settle posts an accepted withdrawal's hold: the amount leaves the wallet (with the
+	// network fee charged, the rest of the limit released in the same entry); one to a
 	// custody wallet then credits that wallet.
 	Settle(ctx context.Context, w Withdrawal) error
 	// Release voids (or blocks) the hold of w's current attempt.
@@ -163,7 +164,7 @@ func (s *Service) hold(ctx context.Context, w Withdrawal) (Withdrawal, error) {
 	if err != nil || held {
 		return w, err
 	}
-	decided, err := s.store.Decide(ctx, w, StatusDeclined, ReasonInsufficient)
+	decided, err := s.store.Decide(ctx, w, StatusDeclined, ReasonInsufficient, "")
 	if errors.Is(err, apperr.ErrConflict) {
 		decided, err = s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
 	}
@@ -194,7 +195,11 @@ func insufficient(w Withdrawal) error {
 // the decision, then voids a hold an ACCEPT may have placed. Any call that finds a decision
 // drives its step again, so a call cut short is completed by a repeat, or by the recovery
 // sweeper when nobody repeats it.
-func (s *Service) Confirm(ctx context.Context, venues []string, transferID, decision, reason string) (Withdrawal, error) {
+//
+// An ACCEPT of a withdrawal holding a network fee limit charges networkFee (the whole limit
+// when it is empty; NetworkFeeOf): the post charges the amount plus it and releases the
+// rest. An ACCEPT repeated with another fee is 409 ER-104 on networkFee.
+func (s *Service) Confirm(ctx context.Context, venues []string, transferID, decision, reason, networkFee string) (Withdrawal, error) {
 	w, err := s.store.WithdrawalAtVenues(ctx, venues, transferID)
 	if errors.Is(err, apperr.ErrNotFound) {
 		return Withdrawal{}, apperr.NotFound("transferId", transferID)
@@ -202,8 +207,14 @@ func (s *Service) Confirm(ctx context.Context, venues []string, transferID, deci
 	if err != nil {
 		return Withdrawal{}, err
 	}
+	fee := ""
+	if decision == DecisionAccept {
+		if fee, err = NetworkFeeOf(w, networkFee); err != nil {
+			return Withdrawal{}, err
+		}
+	}
 	if Allowed(w.Status, statusOf(decision)) {
-		if w, err = s.decide(ctx, w, decision, reason); err != nil {
+		if w, err = s.decide(ctx, w, decision, reason, fee); err != nil {
 			return Withdrawal{}, err
 		}
 	}
@@ -213,12 +224,15 @@ func (s *Service) Confirm(ctx context.Context, venues []string, transferID, deci
 	if DecisionOf(w.Status) != decision {
 		return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "withdrawal %s is already %s", w.TransferID, w.Status)
 	}
+	if w.NetworkFee != fee {
+		return Withdrawal{}, apperr.Exists("networkFee", "withdrawal %s was accepted with networkFee %s", w.TransferID, w.NetworkFee)
+	}
 	return w, nil
 }
 
 // decide takes the decision on a pending withdrawal; a lost race answers the withdrawal as
 // the winner left it.
-func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason string) (Withdrawal, error) {
+func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason, fee string) (Withdrawal, error) {
 	target := statusOf(decision)
 	if target == StatusAccepted {
 		reason = ""
@@ -239,7 +253,7 @@ func (s *Service) decide(ctx context.Context, w Withdrawal, decision, reason str
 			return Withdrawal{}, apperr.Conflict(apperr.CodeConflict, "%s for withdrawal %s", ReasonInsufficient, w.TransferID)
 		}
 	}
-	next, err := s.store.Decide(ctx, w, target, reason)
+	next, err := s.store.Decide(ctx, w, target, reason, fee)
 	if !errors.Is(err, apperr.ErrConflict) {
 		return next, err
 	}

@@ -7,9 +7,14 @@
 package withdrawal
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/trading"
 )
 
 // Withdrawal statuses. A decision is taken once: PENDING_CONFIRMATION → ACCEPTED | DECLINED.
@@ -80,12 +85,32 @@ type Withdrawal struct {
 	// EventSeq is the withdrawal's event sequence as read with Version: the store numbers
 	// the events of the next change after it (each change is guarded by the version).
 	EventSeq int64
+	// NetworkFeeLimit is the most the network fee of a withdrawal to an external address may
+	// be (a canonical decimal; "" when it holds none): held on the wallet with the amount.
+	NetworkFeeLimit string
+	// NetworkFee is the fee charged on ACCEPT (NetworkFeeOf): the post charges the amount
+	// plus it and releases the rest of the limit in the same entry. "" until accepted, and
+	// on withdrawals that hold no fee.
+	NetworkFee string
 }
 
 // SameRequest reports whether w and o describe the same withdrawal.
 func (w Withdrawal) SameRequest(o Withdrawal) bool {
 	return w.CompanyID == o.CompanyID && w.WalletID == o.WalletID && w.Currency == o.Currency && w.Amount == o.Amount &&
-		w.DestinationAddress == o.DestinationAddress && w.DestinationWalletID == o.DestinationWalletID
+		w.DestinationAddress == o.DestinationAddress && w.DestinationWalletID == o.DestinationWalletID &&
+		w.NetworkFeeLimit == o.NetworkFeeLimit
+}
+
+// HoldsFee reports whether w holds a network fee limit on top of its amount.
+func (w Withdrawal) HoldsFee() bool { return w.NetworkFeeLimit != "" }
+
+// Held is what w's hold reserves on its wallet: the amount, plus the fee limit.
+func (w Withdrawal) Held() amount.Amount {
+	held := amount.MustStored(w.Amount)
+	if w.HoldsFee() {
+		held = held.Add(amount.MustStored(w.NetworkFeeLimit))
+	}
+	return held
 }
 
 // ToCustody reports whether w credits a custody wallet (rather than leaving for an address).
@@ -108,6 +133,31 @@ func DecisionOf(status string) string {
 		return DecisionDecline
 	}
 	return ""
+}
+
+// NetworkFeeOf is the network fee an ACCEPT of w charges when the venue names fee: "" for a
+// withdrawal holding no fee limit (naming one is 400); the limit when fee is empty; else
+// fee, canonical and no finer than the currency, at most the limit (400 on networkFee).
+func NetworkFeeOf(w Withdrawal, fee string) (string, error) {
+	switch {
+	case !w.HoldsFee() && fee == "":
+		return "", nil
+	case !w.HoldsFee():
+		return "", apperr.Invalid(apperr.CodeFormat, "networkFee", "withdrawal %s holds no network fee: accept it without networkFee", w.TransferID)
+	case fee == "":
+		return w.NetworkFeeLimit, nil
+	}
+	places, _ := trading.CurrencyDecimals(w.Currency)
+	a, err := amount.ParseAmount(fee, places)
+	switch {
+	case errors.Is(err, amount.ErrTooFine):
+		return "", apperr.Invalid(apperr.CodeFormat, "networkFee", "networkFee has more than %d decimals", places)
+	case err != nil:
+		return "", apperr.Invalid(apperr.CodeFormat, "networkFee", "networkFee must be a canonical decimal of 0 or more such as \"0.0001\", got %q", fee)
+	case a.Cmp(amount.MustStored(w.NetworkFeeLimit)) > 0:
+		return "", apperr.Invalid(apperr.CodeFormat, "networkFee", "networkFee %s is more than the networkFeeLimit %s %s held with withdrawal %s", fee, w.NetworkFeeLimit, w.Currency, w.TransferID)
+	}
+	return a.String(), nil
 }
 
 // Attempt is w's current hold attempt (1 for withdrawals stored before attempts).
