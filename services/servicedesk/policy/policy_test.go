@@ -187,8 +187,12 @@ func TestValidateNamesTheRuleAndTheField(t *testing.T) {
 		{"no groups on an approval", with(func(p *policy.Policy) { p.Rules[1].Groups = nil }), "ER-101", "rules[1].groups"},
 		{"an unknown combination", with(func(p *policy.Policy) { p.Rules[1].Combine = "XOR" }), "ER-108", "rules[1].combine"},
 		{"a group of nobody", with(func(p *policy.Policy) { p.Rules[1].Groups[0].Users = nil }), "ER-108", "rules[1].groups[0]"},
-		{"policy changes by the maker alone", with(func(p *policy.Policy) { p.Rules[3] = policy.Rule{Name: "policy", Operations: []string{policy.OpPolicyChange}, Action: policy.ActionAllow} }), "ER-108", "rules[3].action"},
-		{"policy changes blocked for good", with(func(p *policy.Policy) { p.Rules[3] = policy.Rule{Name: "policy", Operations: []string{policy.OpPolicyChange}, Action: policy.ActionBlock} }), "ER-108", "rules[3].action"},
+		{"policy changes by the maker alone", with(func(p *policy.Policy) {
+			p.Rules[3] = policy.Rule{Name: "policy", Operations: []string{policy.OpPolicyChange}, Action: policy.ActionAllow}
+		}), "ER-108", "rules[3].action"},
+		{"policy changes blocked for good", with(func(p *policy.Policy) {
+			p.Rules[3] = policy.Rule{Name: "policy", Operations: []string{policy.OpPolicyChange}, Action: policy.ActionBlock}
+		}), "ER-108", "rules[3].action"},
 		{"policy changes left to an ALLOW catch-all", with(func(p *policy.Policy) {
 			p.Rules = append(p.Rules[:3], policy.Rule{Name: "rest", Action: policy.ActionAllow})
 		}), "ER-108", "rules[3].action"},
