@@ -86,6 +86,31 @@ func balanceAsOf(t *testing.T, path, walletID, asOf string) []string {
 	return out
 }
 
+// postedAt is the time a history row's posting was made, as the suite recorded it.
+func postedAt(t *testing.T, row statementRow) time.Time {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, row.CreatedAt)
+	if err != nil {
+		t.Fatalf("createdAt %q: %v", row.CreatedAt, err)
+	}
+	return ts
+}
+
+// waitPast returns once the wall clock has passed the millisecond of ts, a time the suite
+// recorded. The suite runs in this process, on its clock, and records times to the
+// millisecond: whatever it records afterwards is later. A time more than a second ahead
+// is no time of this clock, and fails the test rather than be waited for.
+func waitPast(t *testing.T, ts time.Time) {
+	t.Helper()
+	next := ts.Truncate(time.Millisecond).Add(time.Millisecond)
+	if ahead := time.Until(next); ahead > time.Second {
+		t.Fatalf("the suite recorded %s, %s ahead of the test's clock", ts.Format(time.RFC3339Nano), ahead)
+	}
+	for now := time.Now(); now.Before(next); now = time.Now() {
+		<-time.After(next.Sub(now))
+	}
+}
+
 // TestStatementsOfTradingAndCustodyWallets: money moves on a trading wallet (a deposit, then
 // a withdrawal of 0.5 BTC to the client's custody wallet: held, then posted) and on the
 // custody wallet (its credit); both wallets' histories through the gateway show each posting
@@ -100,7 +125,13 @@ func TestStatementsOfTradingAndCustodyWallets(t *testing.T) {
 	if got := authorised(t, requestID); got != "COMPLETED" {
 		t.Fatalf("authorised withdrawal request is %s, want COMPLETED", got)
 	}
-	time.Sleep(20 * time.Millisecond) // the hold and the post are milliseconds apart
+	// The hold and the post are milliseconds apart: the post is asked for once the wall
+	// clock has passed the hold's time as trading's statement records it.
+	held := statement(t, tradingHistoryPath, f.btc)
+	if want := "[1 deposit BTC 2/2/0 2 withdrawal.hold BTC 1.5/2/0.5]"; fmt.Sprint(held) != want {
+		t.Fatalf("trading history once held = %v, want %s", held, want)
+	}
+	waitPast(t, postedAt(t, held[1]))
 	wantOK(t, confirmAs(t, f.operatorClient(maker), transferID, "ACCEPT", ""), &struct{}{})
 
 	trading := statement(t, tradingHistoryPath, f.btc)
@@ -116,14 +147,15 @@ func TestStatementsOfTradingAndCustodyWallets(t *testing.T) {
 		t.Fatalf("custody history = %+v, want %s of %s", custody, want, transferID)
 	}
 
+	if hold, post, credit := postedAt(t, trading[1]), postedAt(t, trading[2]), postedAt(t, custody[0]); !post.After(hold) || !credit.After(hold) {
+		t.Fatalf("the hold was posted at %s, the post at %s and the custody credit at %s: want both after the hold",
+			trading[1].CreatedAt, trading[2].CreatedAt, custody[0].CreatedAt)
+	}
+
 	// As of a posting's time: what it left; a millisecond before the first: nothing.
 	at := func(row statementRow, d time.Duration) string {
 		t.Helper()
-		ts, err := time.Parse(time.RFC3339Nano, row.CreatedAt)
-		if err != nil {
-			t.Fatalf("createdAt %q: %v", row.CreatedAt, err)
-		}
-		return ts.Add(d).Format(time.RFC3339Nano)
+		return postedAt(t, row).Add(d).Format(time.RFC3339Nano)
 	}
 	for _, tt := range []struct {
 		path, wallet, asOf, want string

@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -33,8 +35,15 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
+	return newFixtureWithClock(t, nil)
+}
+
+// newFixtureWithClock is newFixture with the store's clock (its journal's included) now;
+// nil is the real one.
+func newFixtureWithClock(t *testing.T, now func() time.Time) fixture {
+	t.Helper()
 	db := testdb.New(t)
-	st := store.New(db)
+	st := store.NewWithClock(db, now)
 	if err := st.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +55,29 @@ func newFixture(t *testing.T) fixture {
 		}
 	})
 	return fixture{db: db, store: st, plugin: server.NewPlugin(st, startCompliance(t), plugin.NewLedger(db))}
+}
+
+// testClock is a clock the test moves by hand: a store's, for postings at the times the test
+// chooses. It starts at the real time (to the millisecond) and stands still between moves.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock { return &testClock{now: time.Now().UTC().Truncate(time.Millisecond)} }
+
+// Now is the clock's time.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock d on.
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 // servicedesk is the context of a call by the service desk.

@@ -27,15 +27,16 @@ func apiError(err error) string {
 // after the last posting at or before a time; another company's wallet is not found.
 func TestCustodyWalletStatements(t *testing.T) {
 	t.Parallel()
-	f := newLedgerFixture(t)
+	clock := newTestClock()
+	f := newLedgerFixtureWithClock(t, clock.Now)
 	const w = "ZTEST-NOBENF-XLM"
 	credit := func(transferID, currency, amount string) {
 		t.Helper()
+		clock.Advance(5 * time.Millisecond) // the postings' times are milliseconds apart
 		if _, err := f.ledger.CreditTransfer(interchangeContext(), &custodyv1.CreditTransferRequest{TransferId: transferID, CompanyId: company,
 			WalletId: w, Currency: currency, Amount: amount}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond) // the postings' times are milliseconds apart
 	}
 	credit("TWD-ZTEST-1", "USDC", "2")
 	credit("TWD-ZTEST-2", "XLM", "3")
@@ -79,11 +80,18 @@ func TestCustodyWalletStatements(t *testing.T) {
 	}
 
 	resp, _ := page(&tradingv1.ListWalletHistoryRequest{WalletId: w})
+	if len(resp.GetItems()) != 3 {
+		t.Fatalf("history = %v, want three postings", resp.GetItems())
+	}
 	second, err := time.Parse(time.RFC3339Nano, resp.GetItems()[1].GetCreatedAt())
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, _ := time.Parse(time.RFC3339Nano, resp.GetItems()[0].GetCreatedAt())
+	third, _ := time.Parse(time.RFC3339Nano, resp.GetItems()[2].GetCreatedAt())
+	if second.Sub(first) != 5*time.Millisecond || third.Sub(second) != 5*time.Millisecond {
+		t.Fatalf("the postings were made at %s, %s and %s; want them the 5ms apart the store's clock moved", first, second, third)
+	}
 	for _, tt := range []struct {
 		at       time.Time
 		currency string
@@ -92,7 +100,7 @@ func TestCustodyWalletStatements(t *testing.T) {
 		{first.Add(-time.Millisecond), "", "[usdc-xlm@0 0/0/0/0 xlm-xlm@0 0/0/0/0]"},
 		{second, "", "[usdc-xlm@2 2/2/0/0 xlm-xlm@1 5/5/0/0]"},
 		{second, "xlm-xlm", "[xlm-xlm@1 5/5/0/0]"},
-		{time.Now().Add(time.Minute), "", "[usdc-xlm@2 2/2/0/0 xlm-xlm@3 8/8/0/0]"},
+		{clock.Now().Add(time.Minute), "", "[usdc-xlm@2 2/2/0/0 xlm-xlm@3 8/8/0/0]"},
 	} {
 		got, err := f.api.GetWalletBalanceAsOf(ctx, &tradingv1.GetWalletBalanceAsOfRequest{WalletId: w, AsOf: tt.at.Format(time.RFC3339Nano), Currency: tt.currency})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -41,7 +42,14 @@ type ledgerFixture struct {
 // holding 2 BTC.
 func newLedgerFixture(t *testing.T) ledgerFixture {
 	t.Helper()
-	f := ledgerFixture{fixture: newFixture(t)}
+	return newLedgerFixtureWithClock(t, nil)
+}
+
+// newLedgerFixtureWithClock is newLedgerFixture with the store's clock (its journal's
+// included) now; nil is the real one.
+func newLedgerFixtureWithClock(t *testing.T, now func() time.Time) ledgerFixture {
+	t.Helper()
+	f := ledgerFixture{fixture: newFixtureWithClock(t, now)}
 	f.ledger, f.api = server.NewLedger(f.store), server.New(f.store, server.Options{})
 	f.open(t, company, "ZTEST-NOBENF-BTC", "btc-btc", "1")
 	f.open(t, company, "ZTEST-NOBENF-BTC2", "btc-btc", "")

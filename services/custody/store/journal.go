@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
@@ -24,9 +25,9 @@ const (
 // journalPrefix names the journal's collections.
 const journalPrefix = "journal"
 
-func newJournal(db *mongo.Database) *journal.Journal {
+func newJournal(db *mongo.Database, now func() time.Time) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, EventEntity: catalog.EntityCustodyEntry, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Now: now, EventEntity: catalog.EntityCustodyEntry, Policy: func(h string) journal.HolderPolicy {
 		if custody.IsSystemAccount(h) {
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}

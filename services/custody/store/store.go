@@ -32,7 +32,16 @@ type Store struct {
 }
 
 // New returns a store on db.
-func New(db *mongo.Database) *Store { return &Store{db: db, journal: newJournal(db), now: time.Now} }
+func New(db *mongo.Database) *Store { return NewWithClock(db, nil) }
+
+// NewWithClock returns a store on db whose times, its journal's postings included, come
+// from now (time.Now when nil): a test moves it to post at the times it chooses.
+func NewWithClock(db *mongo.Database, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{db: db, journal: newJournal(db, now), now: now}
+}
 
 // Indexes are the indexes the queries rely on, custody's journal's included: every query
 // is scoped to a company; an approval intent id names one wallet only (sparse: wallets

@@ -107,14 +107,15 @@ func balancesAsOf(t *testing.T, f fixture, ctx context.Context, walletID, asOf, 
 // wallets; the request is checked field by field.
 func TestTradingWalletBalanceAsOf(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	clock := newTestClock()
+	f := newFixtureWithClock(t, clock.Now)
 	w := f.create(t, "R-ASOF", "As of", "BTC")
 	ctx := user(company)
 	if got := balancesAsOf(t, f, ctx, w, "2026-01-01T00:00:00Z", ""); fmt.Sprint(got) != "[BTC@0 0/0/0/0]" {
 		t.Errorf("a wallet never moved = %v, want its currency at zero", got)
 	}
 	f.fund(t, w, "BTC", "1")
-	time.Sleep(5 * time.Millisecond) // the postings' times are milliseconds apart
+	clock.Advance(5 * time.Millisecond) // the postings' times are milliseconds apart
 	f.fund(t, w, "BTC", "2")
 	hist, err := f.server.ListWalletHistory(ctx, &tradingv1.ListWalletHistoryRequest{WalletId: w})
 	if err != nil || len(hist.GetItems()) != 2 {
@@ -124,11 +125,14 @@ func TestTradingWalletBalanceAsOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if second, err := time.Parse(time.RFC3339Nano, hist.GetItems()[1].GetCreatedAt()); err != nil || second.Sub(first) != 5*time.Millisecond {
+		t.Fatalf("the postings were made at %s and %s (%v); want them the 5ms apart the store's clock moved", first, second, err)
+	}
 	for _, tt := range []struct{ asOf, want string }{
 		{first.Add(-time.Millisecond).Format(time.RFC3339Nano), "[BTC@0 0/0/0/0]"},
 		{first.Format(time.RFC3339Nano), "[BTC@1 1/1/0/0]"},
 		{first.Add(2 * time.Millisecond).In(time.FixedZone("CET", 3600)).Format(time.RFC3339Nano), "[BTC@1 1/1/0/0]"},
-		{time.Now().Add(time.Hour).Format(time.RFC3339), "[BTC@2 3/3/0/0]"},
+		{clock.Now().Add(time.Hour).Format(time.RFC3339), "[BTC@2 3/3/0/0]"},
 	} {
 		if got := balancesAsOf(t, f, ctx, w, tt.asOf, ""); fmt.Sprint(got) != tt.want {
 			t.Errorf("%s as of %s = %v, want %s", w, tt.asOf, got, tt.want)

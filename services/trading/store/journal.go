@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -25,9 +26,9 @@ import (
 // journalPrefix names the journal's collections.
 const journalPrefix = "journal"
 
-func newJournal(db *mongo.Database) *journal.Journal {
+func newJournal(db *mongo.Database, now func() time.Time) *journal.Journal {
 	var j *journal.Journal
-	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, EventEntity: catalog.EntityTradingEntry, Policy: func(h string) journal.HolderPolicy {
+	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Now: now, EventEntity: catalog.EntityTradingEntry, Policy: func(h string) journal.HolderPolicy {
 		switch {
 		case strings.HasPrefix(h, trading.ClearingPrefix):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}
