@@ -22,6 +22,9 @@ type hashInput struct {
 	Status      string `json:"status"`
 	At          string `json:"at"`
 	PrevHash    string `json:"prevHash"`
+	// Roles is hashed only when set, so versions sealed before approvers' roles were kept
+	// still verify.
+	Roles []string `json:"roles,omitempty"`
 }
 
 // Seal fills v.PrevHash and v.Hash so v chains onto prev (nil for the first version). The
@@ -40,7 +43,7 @@ func Seal(requestID, bodyHash string, v Version, prev *Version) Version {
 
 func hashOf(requestID, bodyHash string, v Version) string {
 	data, _ := json.Marshal(hashInput{RequestID: requestID, BodyHash: bodyHash, Reason: v.Reason, Signature: v.Signature, Number: v.Number, Action: v.Action, Role: v.Role,
-		Actor: v.Actor, CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC().Format(time.RFC3339Nano), PrevHash: v.PrevHash})
+		Actor: v.Actor, CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC().Format(time.RFC3339Nano), PrevHash: v.PrevHash, Roles: v.Roles})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/canonical"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 // Draft is a new request as its maker sends it.
@@ -39,6 +40,9 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 	}
 	r := NewRequest(d.newID(), Maker{Email: a.Email, CompanyID: a.CompanyID, CompanyName: a.CompanyName},
 		svc, draft.EndToEndID, payload, hash, d.now())
+	if err := d.decideBy(ctx, &r, SubjectOf(svc, payload)); err != nil {
+		return Request{}, err
+	}
 	if r.Owner, err = OwnerFor(svc, payload); err != nil {
 		return Request{}, err
 	}
@@ -56,6 +60,29 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 		return replay(prior, hash)
 	}
 	return r, err
+}
+
+// decideBy records on r the version of its company's policy in force (the default when the
+// company adopted none) and the rule that matches subject; a rule that blocks refuses the
+// request (403 naming the rule), and nothing is stored.
+func (d *Desk) decideBy(ctx context.Context, r *Request, subject policy.Subject) error {
+	p, err := d.store.ActivePolicy(ctx, r.CompanyID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		p, err = DefaultPolicy(r.CompanyID), nil
+	}
+	if err != nil {
+		return err
+	}
+	i := p.Match(subject)
+	if i < 0 { // a stored policy always ends with a catch-all (policy.Validate)
+		return fmt.Errorf("policy version %d of %s matches no rule for %s", p.Version, r.CompanyID, subject.Operation)
+	}
+	rule := p.Rules[i]
+	if rule.Action == policy.ActionBlock {
+		return apperr.Forbidden("rule %q of policy version %d blocks this request (service %s)", rule.Name, p.Version, r.ServiceID)
+	}
+	r.PolicyVersion, r.Rule = p.Version, &rule
+	return nil
 }
 
 // checkDraft validates a draft and returns its catalog service and canonical payload.

@@ -3,9 +3,13 @@ package servicedesk
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/signing"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 // Approval is a signed decision on a pending request: the request object the actor signed
@@ -33,29 +37,47 @@ func (d *Desk) Pending(ctx context.Context, a Actor, id string) (map[string]any,
 // Approve applies a signed decision: the maker's confirmation, or a checker's approval or
 // rejection under four eyes. An authorised request is executed at once, and returned as it
 // stands afterwards.
+//
+// Approvals of one quorum race: each is one conditional update of the request, and one
+// that loses to another approval reads the request again and is decided again (the object
+// its approver signed stays the same, ViewVersion), so every eligible approval is recorded
+// and exactly one completes the quorum; the request executes once.
 func (d *Desk) Approve(ctx context.Context, a Actor, ap Approval) (Request, error) {
-	r, err := d.load(ctx, a, ap.RequestID)
-	if err != nil {
-		return Request{}, err
+	for range maxApprovalRaces {
+		r, err := d.load(ctx, a, ap.RequestID)
+		if err != nil {
+			return Request{}, err
+		}
+		decision, err := d.checkSigned(ctx, a, r, ap)
+		if err != nil {
+			return Request{}, err
+		}
+		t, err := Decide(a, r, decision)
+		if err != nil {
+			return Request{}, err
+		}
+		t.Signature = ap.Signature // kept in the audit trail with the version it authorised
+		updated, err := d.store.Apply(ctx, r, t, d.now())
+		if errors.Is(err, apperr.ErrConflict) && r.Status == StatusPendingAuthorisation {
+			continue // another decision landed first: decide again on the request as it is
+		}
+		if errors.Is(err, apperr.ErrConflict) {
+			return Request{}, apperr.Conflict(apperr.CodeConflict, "request %s was changed by another action; fetch it again", r.ID)
+		}
+		if err != nil {
+			return Request{}, err
+		}
+		if updated.Status == StatusAuthorised {
+			updated = d.Execute(ctx, updated)
+		}
+		return updated, nil
 	}
-	decision, err := d.checkSigned(ctx, a, r, ap)
-	if err != nil {
-		return Request{}, err
-	}
-	t, err := Decide(a, r, decision)
-	if err != nil {
-		return Request{}, err
-	}
-	t.Signature = ap.Signature // kept in the audit trail with the version it authorised
-	updated, err := d.apply(ctx, r, t)
-	if err != nil {
-		return Request{}, err
-	}
-	if updated.Status == StatusAuthorised {
-		updated = d.Execute(ctx, updated)
-	}
-	return updated, nil
+	return Request{}, apperr.Conflict(apperr.CodeConflict, "request %s is changing too fast; try again", ap.RequestID)
 }
+
+// maxApprovalRaces bounds how often one approval is decided again after losing a race: each
+// loss means another decision landed, and a quorum has at most a few dozen.
+const maxApprovalRaces = 64
 
 // checkSigned verifies that the signed object is the request's current pending view and that
 // the actor signed it with their registered key.
@@ -86,23 +108,35 @@ func (d *Desk) checkSigned(ctx context.Context, a Actor, r Request, ap Approval)
 	return decision, nil
 }
 
-// Decide turns a verified decision into a transition, enforcing the roles and four eyes: only
-// the maker confirms their request; only a CHECKER who is not its maker approves or rejects
-// it, and a rejection gives its reason.
+// Decide turns a verified decision into a transition, enforcing the request's policy rule
+// and four eyes: only the maker confirms their request; only an eligible approver (a member
+// of one of the rule's groups who is not the maker: a CHECKER under the default policy)
+// approves or rejects it, each once. An approval that completes the rule's quorum authorises
+// the request; one short of it records the approval and leaves the request pending. Any
+// eligible rejection ends the request, and gives its reason.
 func Decide(a Actor, r Request, d Decision) (Transition, error) {
 	if r.Status == StatusPendingConfirmation {
 		return confirm(a, r, d)
 	}
-	if !a.HasRole(RoleChecker) {
-		return Transition{}, apperr.Forbidden("only a CHECKER can authorise request %s", r.ID)
-	}
-	if a.Email == r.CreatedBy {
+	rule := r.DecidingRule()
+	approver := policy.Approver{Email: a.Email, Roles: slices.Clone(a.Roles)}
+	switch {
+	case a.Email == r.CreatedBy:
 		return Transition{}, apperr.Forbidden("four-eyes rule: the maker of request %s cannot authorise it", r.ID)
+	case !rule.Eligible(approver, r.CreatedBy):
+		return Transition{}, apperr.Forbidden("only an approver of rule %q (policy version %d; %s) can authorise request %s", rule.Name, r.PolicyVersion, groupsOf(rule), r.ID)
+	case r.Approved(a.Email):
+		return Transition{}, apperr.Conflict(apperr.CodeConflict, "%s already approved request %s: each approver counts once", a.Email, r.ID)
 	}
 	var t Transition
 	switch d.Type {
 	case TypeApprove:
-		t = move(r, StatusAuthorised, ActionApproved, RoleChecker, a.Email)
+		to := StatusPendingAuthorisation
+		if rule.Tally(append(r.Approvers(), approver), r.CreatedBy).Met {
+			to = StatusAuthorised
+		}
+		t = move(r, to, ActionApproved, RoleChecker, a.Email)
+		t.Roles = approver.Roles
 	case TypeReject:
 		if d.RejectReason == "" {
 			return t, apperr.Missing("request.rejectReason")
@@ -116,6 +150,18 @@ func Decide(a Actor, r Request, d Decision) (Transition, error) {
 	return t, nil
 }
 
+// groupsOf describes a rule's approval groups for an error: "2 of treasury AND 1 of risk".
+func groupsOf(r policy.Rule) string {
+	parts := make([]string, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		parts = append(parts, fmt.Sprintf("%d of %s", g.Threshold, g.Name))
+	}
+	if len(parts) == 0 {
+		return "no approvers"
+	}
+	return strings.Join(parts, " "+r.Combine+" ")
+}
+
 // confirm is the maker's confirmation: on to a checker, or authorised when the service
 // needs none.
 func confirm(a Actor, r Request, d Decision) (Transition, error) {
@@ -126,7 +172,7 @@ func confirm(a Actor, r Request, d Decision) (Transition, error) {
 		return Transition{}, apperr.Forbidden("only the maker who created request %s can confirm it", r.ID)
 	}
 	to := StatusPendingAuthorisation
-	if !r.NeedsChecker {
+	if r.DecidingRule().Action == policy.ActionAllow {
 		to = StatusAuthorised
 	}
 	t := move(r, to, ActionConfirmed, RoleMaker, a.Email)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/services/internal/ids"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 // Store is what the desk needs from the service desk's store. Requests change only through
@@ -23,6 +24,9 @@ type Store interface {
 	SearchRequests(ctx context.Context, f RequestFilter) ([]Request, int64, error)
 	Apply(ctx context.Context, r Request, t Transition, at time.Time) (Request, error)
 	RecordFailedAttempt(ctx context.Context, id string) (int32, error)
+	// ActivePolicy returns the company's policy in force (its latest version), or
+	// apperr.ErrNotFound when it adopted none.
+	ActivePolicy(ctx context.Context, companyID string) (policy.Policy, error)
 	// Due returns up to limit requests in one of statuses whose time field is before cutoff.
 	Due(ctx context.Context, statuses []string, field string, cutoff time.Time, limit int64) ([]Request, error)
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // PendingView is the request object a user signs to act on r: the maker confirms it as is,
-// a checker sets `type` to Approve or Reject (and `rejectReason`). It binds the signature to
-// this request, its payload and its current version, so a signature cannot be replayed on a
-// later version or another request.
+// an approver sets `type` to Approve or Reject (and `rejectReason`). It binds the signature to
+// this request, its payload and the version that put it in its current status (ViewVersion),
+// so a signature cannot be replayed on another request or in another status, while the
+// approvers of one quorum all sign the same object, whatever order their approvals land in.
 func PendingView(r Request) (map[string]any, error) {
 	var payload map[string]any
 	if err := json.Unmarshal([]byte(r.Payload), &payload); err != nil {
@@ -31,9 +32,20 @@ func PendingView(r Request) (map[string]any, error) {
 		"entityId":      r.EntityIDs,
 		"status":        r.Status,
 		"createdBy":     r.CreatedBy,
-		"versionNumber": len(r.Versions),
+		"versionNumber": r.ViewVersion(),
 		"type":          typ,
 	}, nil
+}
+
+// ViewVersion is the number of the version that moved r into its current status: its last
+// version, but that approvals short of the quorum keep a request pending authorisation at
+// the version that entered it (the maker's confirmation).
+func (r Request) ViewVersion() int {
+	n := len(r.Versions)
+	for n > 1 && r.Versions[n-1].Action == ActionApproved && r.Versions[n-1].Status == StatusPendingAuthorisation {
+		n--
+	}
+	return n
 }
 
 // Decision is what a signed request object asks for.

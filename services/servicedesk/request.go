@@ -3,6 +3,8 @@ package servicedesk
 import (
 	"slices"
 	"time"
+
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 // Service-request statuses (DESIGN.md §7), upper case with spaces as the reference API shows.
@@ -23,11 +25,13 @@ var Statuses = []string{StatusPendingConfirmation, StatusPendingAuthorisation, S
 
 // transitions is the request's state machine (DESIGN.md §7): from each status, where it may
 // go. The maker's confirmation leads to PENDING AUTHORISATION, or straight to AUTHORISED for
-// a service that needs no checker; a checker approves or rejects; the maker may cancel and
-// the sweeper expires while a person is awaited; the owner's execution ends it.
+// a service its policy rule lets through on the maker's word; an approver approves (an
+// approval short of the rule's quorum keeps it pending, the last one authorises it) or
+// rejects; the maker may cancel and the sweeper expires while a person is awaited; the
+// owner's execution ends it.
 var transitions = map[string][]string{
 	StatusPendingConfirmation:  {StatusPendingAuthorisation, StatusAuthorised, StatusCancelled, StatusExpired},
-	StatusPendingAuthorisation: {StatusAuthorised, StatusRejected, StatusCancelled, StatusExpired},
+	StatusPendingAuthorisation: {StatusPendingAuthorisation, StatusAuthorised, StatusRejected, StatusCancelled, StatusExpired},
 	StatusAuthorised:           {StatusCompleted, StatusFailed},
 }
 
@@ -93,6 +97,12 @@ type Request struct {
 	AuthorisedAt  time.Time
 	FailureReason string
 	Versions      []Version
+	// PolicyVersion is the version of the company's policy that decided the request when it
+	// was created (0: the default policy), and Rule the rule of it that matched, kept as it
+	// was: a later policy never applies to a request already made. Rule is nil on requests
+	// made before policies, which the default's rule for their service decides (DecidingRule).
+	PolicyVersion int64
+	Rule          *policy.Rule
 }
 
 // Version is one entry of a request's append-only audit trail.
@@ -106,8 +116,11 @@ type Version struct {
 	At          time.Time
 	Reason      string // a rejection's or failure's reason
 	Signature   string // the acting user's approval signature (confirm, approve, reject)
-	PrevHash    string
-	Hash        string
+	// Roles are an approver's roles when they approved: which of the rule's groups they count
+	// for (Request.Tally).
+	Roles    []string
+	PrevHash string
+	Hash     string
 }
 
 // Transition is one state change: the statuses it may start from, the status it sets, and
@@ -121,6 +134,7 @@ type Transition struct {
 	Reason    string
 	Signature string // the approval signature the action was taken with
 	Updated   string // updatedBy
+	Roles     []string
 }
 
 // Allowed reports whether a request in status s may take transition t: s is one of t's

@@ -17,7 +17,7 @@ func TestTransitions(t *testing.T) {
 	want := [8][8]int{
 		//                 PCONF PAUTH AUTH COMPL FAIL REJ CANC EXP
 		/* PENDING CONF */ {0, 1, 1, 0, 0, 0, 1, 1},
-		/* PENDING AUTH */ {0, 0, 1, 0, 0, 1, 1, 1},
+		/* PENDING AUTH */ {0, 1, 1, 0, 0, 1, 1, 1}, // to itself: an approval short of the quorum
 		/* AUTHORISED   */ {0, 0, 0, 1, 1, 0, 0, 0},
 		/* COMPLETED    */ {0, 0, 0, 0, 0, 0, 0, 0},
 		/* FAILED       */ {0, 0, 0, 0, 0, 0, 0, 0},

@@ -4,11 +4,12 @@ import (
 	"strings"
 
 	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 func toVersionDoc(v servicedesk.Version) versionDoc {
 	return versionDoc{Number: v.Number, Action: v.Action, Role: v.Role, Actor: v.Actor, CompanyName: v.CompanyName,
-		Status: v.Status, At: v.At, Reason: v.Reason, Signature: v.Signature, PrevHash: v.PrevHash, Hash: v.Hash}
+		Status: v.Status, At: v.At, Reason: v.Reason, Signature: v.Signature, Roles: v.Roles, PrevHash: v.PrevHash, Hash: v.Hash}
 }
 
 func toDoc(r servicedesk.Request) requestDoc {
@@ -16,7 +17,12 @@ func toDoc(r servicedesk.Request) requestDoc {
 	for _, v := range r.Versions {
 		versions = append(versions, toVersionDoc(v))
 	}
-	return requestDoc{ID: r.ID, CompanyID: r.CompanyID, CompanyName: r.CompanyName, ServiceID: r.ServiceID,
+	var rule *ruleDoc
+	if r.Rule != nil {
+		d := toRuleDoc(*r.Rule)
+		rule = &d
+	}
+	return requestDoc{PolicyVersion: r.PolicyVersion, Rule: rule, ID: r.ID, CompanyID: r.CompanyID, CompanyName: r.CompanyName, ServiceID: r.ServiceID,
 		Product: r.Product, ProductID: r.ProductID, RequestType: r.RequestType, Owner: r.Owner, NeedsChecker: r.NeedsChecker,
 		EndToEndID: r.EndToEndID, Payload: r.Payload, BodyHash: r.BodyHash, EntityIDs: nonNil(r.EntityIDs),
 		PluginDetails: r.PluginDetails, Status: r.Status, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
@@ -33,9 +39,14 @@ func fromDoc(d requestDoc) servicedesk.Request {
 	versions := make([]servicedesk.Version, 0, len(d.Versions))
 	for _, v := range d.Versions {
 		versions = append(versions, servicedesk.Version{Number: v.Number, Action: v.Action, Role: v.Role, Actor: v.Actor,
-			CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC(), Reason: v.Reason, Signature: v.Signature, PrevHash: v.PrevHash, Hash: v.Hash})
+			CompanyName: v.CompanyName, Status: v.Status, At: v.At.UTC(), Reason: v.Reason, Signature: v.Signature, Roles: v.Roles, PrevHash: v.PrevHash, Hash: v.Hash})
 	}
-	return servicedesk.Request{ID: d.ID, CompanyID: d.CompanyID, CompanyName: d.CompanyName, ServiceID: d.ServiceID,
+	var rule *policy.Rule
+	if d.Rule != nil {
+		r := d.Rule.rule()
+		rule = &r
+	}
+	return servicedesk.Request{PolicyVersion: d.PolicyVersion, Rule: rule, ID: d.ID, CompanyID: d.CompanyID, CompanyName: d.CompanyName, ServiceID: d.ServiceID,
 		Product: d.Product, ProductID: d.ProductID, RequestType: d.RequestType, Owner: d.Owner, NeedsChecker: d.NeedsChecker,
 		EndToEndID: d.EndToEndID, Payload: d.Payload, BodyHash: d.BodyHash, EntityIDs: d.EntityIDs,
 		PluginDetails: d.PluginDetails, Status: d.Status, CreatedBy: d.CreatedBy, UpdatedBy: d.UpdatedBy,

@@ -28,6 +28,7 @@ type versionDoc struct {
 	At          time.Time `bson:"at"`
 	Reason      string    `bson:"reason,omitempty"`
 	Signature   string    `bson:"signature,omitempty"`
+	Roles       []string  `bson:"roles,omitempty"`
 	PrevHash    string    `bson:"prevHash"`
 	Hash        string    `bson:"hash"`
 }
@@ -58,6 +59,10 @@ type requestDoc struct {
 	SearchText    string       `bson:"searchText"`
 	Version       int32        `bson:"version"`
 	Versions      []versionDoc `bson:"versions"`
+	// PolicyVersion and Rule are the policy that decided the request (absent on requests
+	// made before policies).
+	PolicyVersion int64    `bson:"policyVersion,omitempty"`
+	Rule          *ruleDoc `bson:"rule,omitempty"`
 }
 
 // InsertRequest stores a new request with its service_request.created event in its outbox;
@@ -153,7 +158,7 @@ func (s *Store) Apply(ctx context.Context, r servicedesk.Request, t servicedesk.
 		prev = &r.Versions[n-1]
 	}
 	v := servicedesk.Seal(r.ID, r.BodyHash, servicedesk.Version{Number: version + 1, Action: t.Action, Role: t.Role,
-		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC(), Reason: t.Reason, Signature: t.Signature}, prev)
+		Actor: t.Actor, CompanyName: r.CompanyName, Status: t.To, At: at.UTC(), Reason: t.Reason, Signature: t.Signature, Roles: t.Roles}, prev)
 	set := bson.D{{Key: "status", Value: t.To}, {Key: "updatedAt", Value: v.At}, {Key: "version", Value: v.Number}}
 	after := r
 	after.Status, after.UpdatedAt, after.Versions = t.To, v.At, append(slices.Clip(r.Versions), v)

@@ -40,6 +40,7 @@ func Indexes() []mongodb.Index {
 		{Collection: colCompanies, Name: "venue_ids", Keys: mongodb.Keys("venueIds")},
 		{Collection: colCatalog, Name: "product_id", Keys: mongodb.Keys("product", "_id")},
 		{Collection: colRequests, Name: "company_e2e", Keys: mongodb.Keys("companyId", "endToEndId"), Unique: true},
+		{Collection: colPolicies, Name: "company_version", Keys: mongodb.Keys("companyId", "version")},
 		// The search of a company's requests, by id, createdAt or updatedAt, then _id.
 		{Collection: colRequests, Name: "company_id", Keys: mongodb.Keys("companyId", "_id")},
 		{Collection: colRequests, Name: "company_created_id", Keys: mongodb.Keys("companyId", "createdAt", "_id")},
