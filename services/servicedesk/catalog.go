@@ -81,6 +81,10 @@ func ParseProductID(s string) (int32, error) {
 // wallet (issue 18), decided by the wallet's venue through endpoint 11.
 const ServiceTradingWithdrawal = catalog.TradingWithdrawal
 
+// ServicePolicyChange adopts a new version of the company's approval policy (executed by the
+// service desk itself: proposal.go).
+const ServicePolicyChange = catalog.PolicyChange
+
 // ServiceLedgerReversal corrects an applied journal entry of trading's or custody's journal by
 // a reversal (the custodian's operators only; executed by the journal's service).
 const ServiceLedgerReversal = catalog.LedgerReversal
@@ -125,12 +129,14 @@ type terms struct {
 // custodianServices are offered to the custodian's own company only (Service.CustodianOnly).
 var custodianServices = []string{catalog.LedgerReversal}
 
-// Catalog returns the services of the suite: the twelve of DESIGN.md §7 and the trading
-// wallet withdrawal (docs/decisions.md), each the registry's entry (services/internal/catalog)
-// with the service desk's terms.
+// Catalog returns the services of the suite: the twelve of DESIGN.md §7, the trading wallet
+// withdrawal, the ledger reversal and the approval policy change (docs/decisions.md), each
+// the registry's entry (services/internal/catalog) with the service desk's terms.
 func Catalog() []Service {
 	const day = 24 * time.Hour
 	list := []terms{
+		{catalog.PolicyChange, "A new version of the company's approval policy: an ordered rule list, first match decides, a catch-all last", true, 7 * day, false,
+			`{"rules":["name","operations","wallets","currencies","minUsd","destinations","action","groups","combine"]}`},
 		{catalog.TradingWalletCreate, "Trading Wallet", true, 7 * day, false,
 			`{"name":["string"],"currency":["BTC","ETH","XLM","XRP","USDC","EURC"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
 		{catalog.TradingWalletDeactivate, "Trading Wallet", true, 7 * day, false, `{"walletId":["string"]}`},

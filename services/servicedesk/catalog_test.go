@@ -81,8 +81,8 @@ func TestProductHex(t *testing.T) {
 func TestCatalog(t *testing.T) {
 	t.Parallel()
 	catalog := servicedesk.Catalog()
-	if len(catalog) != 14 {
-		t.Fatalf("Catalog() has %d services, want the contract's 12, the trading wallet withdrawal and the ledger reversal", len(catalog))
+	if len(catalog) != 15 {
+		t.Fatalf("Catalog() has %d services, want the contract's 12, the trading wallet withdrawal, the ledger reversal and the policy change", len(catalog))
 	}
 	owners := []string{"servicedesk", "trading", "interchange", "custody", "compliance"}
 	ids := map[string]bool{}

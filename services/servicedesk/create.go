@@ -66,10 +66,7 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 // company adopted none) and the rule that matches subject; a rule that blocks refuses the
 // request (403 naming the rule), and nothing is stored.
 func (d *Desk) decideBy(ctx context.Context, r *Request, subject policy.Subject) error {
-	p, err := d.store.ActivePolicy(ctx, r.CompanyID)
-	if errors.Is(err, apperr.ErrNotFound) {
-		p, err = DefaultPolicy(r.CompanyID), nil
-	}
+	p, err := d.activePolicy(ctx, r.CompanyID)
 	if err != nil {
 		return err
 	}

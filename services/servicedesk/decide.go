@@ -22,16 +22,17 @@ type Approval struct {
 }
 
 // Pending returns the object the actor signs to act on one of their company's pending
-// requests (PendingView).
-func (d *Desk) Pending(ctx context.Context, a Actor, id string) (map[string]any, error) {
+// requests (PendingView), and the request (its quorum: Request.Tally).
+func (d *Desk) Pending(ctx context.Context, a Actor, id string) (map[string]any, Request, error) {
 	r, err := d.load(ctx, a, id)
 	if err != nil {
-		return nil, err
+		return nil, r, err
 	}
 	if !Pending(r.Status) {
-		return nil, notPending(r)
+		return nil, r, notPending(r)
 	}
-	return PendingView(r)
+	view, err := PendingView(r)
+	return view, r, err
 }
 
 // Approve applies a signed decision: the maker's confirmation, or a checker's approval or

@@ -27,6 +27,14 @@ type Store interface {
 	// ActivePolicy returns the company's policy in force (its latest version), or
 	// apperr.ErrNotFound when it adopted none.
 	ActivePolicy(ctx context.Context, companyID string) (policy.Policy, error)
+	// Policy returns one version of the company's policy, or apperr.ErrNotFound.
+	Policy(ctx context.Context, companyID string, version int64) (policy.Policy, error)
+	// PolicyVersions returns the company's adopted versions, newest first, at most limit.
+	PolicyVersions(ctx context.Context, companyID string, limit int64) ([]policy.Policy, error)
+	// InsertPolicy stores a new version; apperr.ErrExists when that version exists.
+	InsertPolicy(ctx context.Context, p policy.Policy) error
+	// CompanyUsers returns the company's users.
+	CompanyUsers(ctx context.Context, companyID string) ([]User, error)
 	// Due returns up to limit requests in one of statuses whose time field is before cutoff.
 	Due(ctx context.Context, statuses []string, field string, cutoff time.Time, limit int64) ([]Request, error)
 }
@@ -91,7 +99,8 @@ type Desk struct {
 
 // New returns the desk of cfg.
 func New(cfg Config) *Desk {
-	d := &Desk{store: cfg.Store, owners: cfg.Owners, logger: cfg.Logger, now: cfg.Now, newID: cfg.NewID, grace: cfg.Grace}
+	d := &Desk{store: cfg.Store, logger: cfg.Logger, now: cfg.Now, newID: cfg.NewID, grace: cfg.Grace}
+	d.owners = proposals{Owners: cfg.Owners, desk: d} // the service desk owns policy changes
 	if d.logger == nil {
 		d.logger = slog.New(slog.DiscardHandler)
 	}

@@ -55,18 +55,38 @@ func DefaultPolicy(companyID string) policy.Policy {
 
 // SubjectOf is what a new request of svc with payload (canonical JSON) is, for its policy's
 // rules: the service, and the wallet and currency its payload names (the wallet it acts on
-// or moves money out of: sender or walletId). It has no USD value yet, so a rule with a USD
-// threshold applies to it only as the strictest choice (policy.Policy.Match).
+// or moves money out of: sender or walletId, as a string, a {type, value} object or a list
+// of one); a policy change is policy.OpPolicyChange. It has no USD value yet, so a rule with
+// a USD threshold applies to it only as the strictest choice (policy.Policy.Match).
 func SubjectOf(svc Service, payload string) policy.Subject {
+	if svc.ID == ServicePolicyChange {
+		return policy.Subject{Operation: policy.OpPolicyChange}
+	}
 	var p map[string]any
 	_ = json.Unmarshal([]byte(payload), &p) // a canonical JSON object
 	str := func(keys ...string) string {
 		for _, k := range keys {
-			if v, ok := p[k].(string); ok && v != "" {
+			if v := textOf(p[k]); v != "" {
 				return v
 			}
 		}
 		return ""
 	}
 	return policy.Subject{Operation: svc.ID, WalletID: str("sender", "walletId"), Currency: str("currency")}
+}
+
+// textOf reads a payload value written as a string, as a {type, value} object, or as a list
+// of one of those ("" otherwise).
+func textOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case map[string]any:
+		return textOf(v["value"])
+	case []any:
+		if len(v) == 1 {
+			return textOf(v[0])
+		}
+	}
+	return ""
 }

@@ -62,3 +62,29 @@ func TestTransitionFollowsTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectOf: the wallet and currency a policy rule matches are read from the payload
+// however the catalog's templates write them.
+func TestSubjectOf(t *testing.T) {
+	t.Parallel()
+	withdrawal, _ := servicedesk.Lookup(servicedesk.ServiceTradingWithdrawal)
+	change, _ := servicedesk.Lookup(servicedesk.ServicePolicyChange)
+	tests := []struct {
+		name    string
+		svc     servicedesk.Service
+		payload string
+		want    string
+	}{
+		{"a sender object", withdrawal, `{"sender":{"type":"WALLETID","value":"ZT-TW-1"},"amount":"1"}`, "0x0003-004 ZT-TW-1 "},
+		{"a sender string", withdrawal, `{"sender":"ZT-TW-1"}`, "0x0003-004 ZT-TW-1 "},
+		{"a wallet id in a list, a currency", withdrawal, `{"walletId":["ZT-TW-2"],"currency":"BTC"}`, "0x0003-004 ZT-TW-2 BTC"},
+		{"two wallets name none", withdrawal, `{"walletId":["ZT-TW-2","ZT-TW-3"]}`, "0x0003-004  "},
+		{"a policy change", change, `{"rules":[]}`, "policy.change  "},
+	}
+	for _, tt := range tests {
+		s := servicedesk.SubjectOf(tt.svc, tt.payload)
+		if got := s.Operation + " " + s.WalletID + " " + s.Currency; got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

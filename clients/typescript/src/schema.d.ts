@@ -661,6 +661,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/api/servicedesk/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the company's approval policy in force, or one of its versions
+         * @description Extension: the company's approval policy in force (version 0 is the default: one CHECKER), or
+         *      one of its versions. A new version is proposed as a service request (0x0001-001).
+         */
+        post: operations["getApprovalPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/servicedesk/policy/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Which rule would decide a request, and who would have to approve it
+         * @description Extension: which rule of the policy in force would decide a request with this body, and
+         *      which approvals it would need; nothing is stored.
+         */
+        post: operations["dryRunApprovalPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/api/servicedesk/policy/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the versions of the company's approval policy
+         * @description Extension: the versions of the company's approval policy, newest first (at most 100).
+         */
+        post: operations["listApprovalPolicyVersions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/api/servicedesk/products": {
         parameters: {
             query?: never;
@@ -943,6 +1005,26 @@ export interface webhooks {
          * @description Sent for each `legacy_wallet.renamed` event to every active subscription that takes its type; its `data` is described by LegacyWalletEventData.
          */
         post: operations["legacyWalletRenamedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "service_request.approval_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event service_request.approval_added
+         * @description Sent for each `service_request.approval_added` event to every active subscription that takes its type; its `data` is described by ServiceRequestEventData.
+         */
+        post: operations["serviceRequestApprovalAddedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3041,6 +3123,23 @@ export interface components {
              * @description ISO 8601 UTC time at which the request expires unless decided.
              */
             expiresAt: string;
+            /**
+             * policy_version
+             * Format: int64
+             * @description The version of the company's approval policy that decides the request (0: the default).
+             */
+            policyVersion: number | string;
+            /**
+             * rule
+             * @description The rule of that version that matched it.
+             */
+            rule: string;
+            /**
+             * approvals_missing
+             * Format: int32
+             * @description Approvals the rule still needs (0 once its quorum is met, or when it needs none).
+             */
+            approvalsMissing: number;
         };
         /**
          * SettlementEventData
@@ -4210,6 +4309,34 @@ export interface components {
             networkFee?: string;
         };
         /**
+         * ApprovalGroup
+         * @description An approval group: named users and/or the holders of roles, and how many must approve.
+         */
+        ApprovalGroup: {
+            /**
+             * name
+             * @description Unique in its rule.
+             * @example treasury
+             */
+            name?: string;
+            /**
+             * users
+             * @description User emails.
+             */
+            users?: string[];
+            /**
+             * roles
+             * @description Roles: VIEWER, MAKER, CHECKER.
+             */
+            roles?: string[];
+            /**
+             * threshold
+             * Format: int32
+             * @description Approvals needed from the group.
+             */
+            threshold?: number;
+        };
+        /**
          * ApproveRequestRequest
          * @description Body of the approve extension.
          */
@@ -4403,6 +4530,34 @@ export interface components {
             pluginDetail?: components["schemas"]["PluginDetail"];
         };
         /**
+         * DryRunPolicyRequest
+         * @description Body of the policy dry-run extension: a request as the create endpoint takes it.
+         */
+        DryRunPolicyRequest: {
+            /**
+             * service_id
+             * @description Catalog service id.
+             * @example 0x0003-004
+             */
+            serviceId: string;
+            /**
+             * payload
+             * @description The payload, as for create.
+             */
+            payload?: components["schemas"]["Struct"];
+        };
+        /**
+         * DryRunPolicyResponse
+         * @description What the policy in force would do with the request.
+         */
+        DryRunPolicyResponse: {
+            /**
+             * quorum
+             * @description The rule and the approvals it would need (none given yet).
+             */
+            quorum?: components["schemas"]["Quorum"];
+        };
+        /**
          * GetAuditTrailRequest
          * @description Body of endpoint 10.
          */
@@ -4459,6 +4614,76 @@ export interface components {
              * @description Placeholder: `$$REPLACE$$`.
              */
             signature?: string;
+            /**
+             * quorum
+             * @description Who decides the request, and what is still missing (pending authorisation).
+             */
+            quorum?: components["schemas"]["Quorum"];
+        };
+        /**
+         * GetPolicyRequest
+         * @description Body of the policy extension.
+         */
+        GetPolicyRequest: {
+            /**
+             * version
+             * Format: int64
+             * @description A version (default: the one in force).
+             */
+            version?: number | string;
+        };
+        /**
+         * GetPolicyResponse
+         * @description A version of the company's approval policy.
+         */
+        GetPolicyResponse: {
+            /**
+             * company_id
+             * @description The company.
+             */
+            companyId?: string;
+            /**
+             * version
+             * Format: int64
+             * @description The version (0: the default policy, in force until the company adopts one).
+             */
+            version?: number | string;
+            /**
+             * rules
+             * @description Ordered: the first rule that matches a request decides it; the last is a catch-all.
+             */
+            rules?: components["schemas"]["PolicyRule"][];
+            /**
+             * request_id
+             * @description The service request that adopted it (empty for the default).
+             */
+            requestId?: string;
+            /**
+             * created_by
+             * @description Who proposed it.
+             */
+            createdBy?: string;
+            /**
+             * created_at
+             * @description When it was adopted (ISO 8601 UTC; empty for the default).
+             */
+            createdAt?: string;
+        };
+        /**
+         * ListPolicyVersionsRequest
+         * @description Body of the policy versions extension.
+         */
+        ListPolicyVersionsRequest: Record<string, never>;
+        /**
+         * ListPolicyVersionsResponse
+         * @description The company's policy versions.
+         */
+        ListPolicyVersionsResponse: {
+            /**
+             * items
+             * @description Newest first.
+             */
+            items?: components["schemas"]["GetPolicyResponse"][];
         };
         /**
          * ListProductsRequest
@@ -4517,6 +4742,63 @@ export interface components {
              * @description Details of the entities.
              */
             details?: components["schemas"]["Struct"][];
+        };
+        /**
+         * PolicyRule
+         * @description One rule of an approval policy.
+         */
+        PolicyRule: {
+            /**
+             * name
+             * @description Unique in its policy.
+             * @example large withdrawals
+             */
+            name?: string;
+            /**
+             * operations
+             * @description Catalog service ids or the operations venue.settlement.payables,
+             *      venue.settlement.instruction, venue.withdrawal.decision, webhooks.subscription.change,
+             *      policy.change; empty matches any.
+             */
+            operations?: string[];
+            /**
+             * wallets
+             * @description Wallet ids; empty matches any.
+             */
+            wallets?: string[];
+            /**
+             * currencies
+             * @description Currency codes; empty matches any.
+             */
+            currencies?: string[];
+            /**
+             * min_usd
+             * @description Matches requests worth at least this many US dollars (decimal string); empty matches any.
+             * @example 100000
+             */
+            minUsd?: string;
+            /**
+             * destinations
+             * @description OWN_CUSTODY_WALLET, WHITELISTED_ADDRESS or OTHER; empty matches any.
+             */
+            destinations?: string[];
+            /**
+             * action
+             * @description ALLOW (the maker's confirmation alone), BLOCK or REQUIRE_APPROVAL.
+             * @example REQUIRE_APPROVAL
+             */
+            action?: string;
+            /**
+             * groups
+             * @description The approval groups of a REQUIRE_APPROVAL rule.
+             */
+            groups?: components["schemas"]["ApprovalGroup"][];
+            /**
+             * combine
+             * @description AND or OR.
+             * @example AND
+             */
+            combine?: string;
         };
         /**
          * ProcessingStep
@@ -4579,6 +4861,77 @@ export interface components {
              * @description Company name.
              */
             companyName?: string;
+        };
+        /**
+         * Quorum
+         * @description A request's approvals under the policy rule that decides it.
+         */
+        Quorum: {
+            /**
+             * policy_version
+             * Format: int64
+             * @description The policy version in force when the request was made (0: the default policy).
+             */
+            policyVersion?: number | string;
+            /**
+             * rule
+             * @description The rule of that version that matched the request.
+             */
+            rule?: string;
+            /**
+             * action
+             * @description ALLOW, BLOCK or REQUIRE_APPROVAL.
+             */
+            action?: string;
+            /**
+             * combine
+             * @description AND (every group) or OR (any one group).
+             */
+            combine?: string;
+            /**
+             * groups
+             * @description Each group: its threshold, the approvals that count for it, and how many are missing.
+             */
+            groups?: components["schemas"]["QuorumGroup"][];
+            /**
+             * met
+             * @description Whether the approvals so far meet the rule.
+             */
+            met?: boolean;
+            /**
+             * approvers
+             * @description The users who approved, in order.
+             */
+            approvers?: string[];
+        };
+        /**
+         * QuorumGroup
+         * @description One approval group of a quorum.
+         */
+        QuorumGroup: {
+            /**
+             * name
+             * @description The group.
+             */
+            name?: string;
+            /**
+             * threshold
+             * Format: int32
+             * @description Approvals it needs.
+             */
+            threshold?: number;
+            /**
+             * approvals
+             * Format: int32
+             * @description Approvals that count for it so far (each approver counts for one group only under AND).
+             */
+            approvals?: number;
+            /**
+             * missing
+             * Format: int32
+             * @description Approvals still missing.
+             */
+            missing?: number;
         };
         /**
          * SearchRequestsRequest
@@ -7004,6 +7357,138 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    getApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    dryRunApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DryRunPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRunPolicyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listApprovalPolicyVersions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The signing company's identifier. */
+                "company-identifier": components["parameters"]["CompanyIdentifier"];
+                /** @description A UUID chosen by the client, never reused by the company; echoed in the response headers. */
+                "request-identifier": components["parameters"]["RequestIdentifier"];
+                /** @description Epoch milliseconds when the request was signed; refused outside ±5 minutes (401 ER-410). */
+                "request-timestamp": components["parameters"]["RequestTimestamp"];
+                /** @description The acting user, an active user of the signing company. */
+                "submitter-id": components["parameters"]["SubmitterId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListPolicyVersionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "request-identifier": components["headers"]["RequestIdentifier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPolicyVersionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     retrieveProductsAndServices: {
         parameters: {
             query?: never;
@@ -7604,6 +8089,51 @@ export interface operations {
                     data: components["schemas"]["LegacyWalletEventData"];
                     /** @constant */
                     type: "legacy_wallet.renamed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    serviceRequestApprovalAddedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["ServiceRequestEventData"];
+                    /** @constant */
+                    type: "service_request.approval_added";
                 };
             };
         };

@@ -33,7 +33,7 @@ type catalog struct {
 // Service ids of the demo catalog, by group.
 var (
 	// clientServices are the catalog but the venue operators' settlement instruction.
-	clientServices = []string{"0x0003-001", "0x0003-002", "0x0003-004", "0x0007-004", "0x0007-005", "0x0007-006",
+	clientServices = []string{"0x0001-001", "0x0003-001", "0x0003-002", "0x0003-004", "0x0007-004", "0x0007-005", "0x0007-006",
 		"0x0007-007", "0x0007-008", "0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}
 	custodyWallet = []string{"0x0013-001", "0x0013-002", "0x0013-003"}
 	ztestViewer   = []string{"0x0003-001", "0x0013-001", "0x0013-002", "0x0013-003"}
@@ -85,7 +85,7 @@ func TestCatalogFilters(t *testing.T) {
 		{"viewer cannot name a service it is not entitled to", demo.CompanyZTEST, viewer, `{"serviceIds":["0x0014-007","0x0007-004"]}`, nil},
 		{"products", demo.CompanyZTEST, maker, `{"products":["CUSTODY"]}`, []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},
 		{"products or-ed", demo.CompanyZTEST, maker, `{"products":["TRADING","NETWORK_MGMT"]}`,
-			[]string{"0x0003-001", "0x0003-002", "0x0003-004", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}},
+			[]string{"0x0001-001", "0x0003-001", "0x0003-002", "0x0003-004", "0x0007-004", "0x0007-005", "0x0007-006", "0x0007-007", "0x0007-008"}},
 		{"productIds hexadecimal", demo.CompanyZTEST, maker, `{"productIds":["0x0013"]}`, custodyWallet},
 		{"productIds decimal", demo.CompanyZTEST, maker, `{"productIds":["19"]}`, custodyWallet},
 		{"productIds or-ed, mixed forms", demo.CompanyZTEST, maker, `{"productIds":["0x0003","20"]}`, []string{"0x0003-001", "0x0003-002", "0x0003-004", "0x0014-007"}},
@@ -97,7 +97,7 @@ func TestCatalogFilters(t *testing.T) {
 		{"serviceNames other case matches nothing", demo.CompanyZTEST, maker, `{"serviceNames":["custody wallet management"]}`, nil},
 		{"serviceNames or-ed", demo.CompanyZTEST, maker, `{"serviceNames":["Custody Transfer","Address Whitelisting"]}`, []string{"0x0007-007", "0x0007-008", "0x0014-007"}},
 		{"requestTypes", demo.CompanyZTEST, maker, `{"requestTypes":["DEACTIVATE"]}`, []string{"0x0003-002", "0x0007-006", "0x0007-008", "0x0013-003"}},
-		{"requestTypes or-ed", demo.CompanyZTEST, maker, `{"requestTypes":["UPDATE","DEACTIVATE"]}`, []string{"0x0003-002", "0x0007-005", "0x0007-006", "0x0007-008", "0x0013-002", "0x0013-003"}},
+		{"requestTypes or-ed", demo.CompanyZTEST, maker, `{"requestTypes":["UPDATE","DEACTIVATE"]}`, []string{"0x0001-001", "0x0003-002", "0x0007-005", "0x0007-006", "0x0007-008", "0x0013-002", "0x0013-003"}},
 		{"filters and-ed", demo.CompanyZTEST, maker, `{"products":["TRADING"],"requestTypes":["CREATE"]}`, []string{"0x0003-001", "0x0003-004"}},
 		{"filters and-ed without overlap", demo.CompanyZTEST, maker, `{"products":["TRADING"],"serviceNames":["Custody Wallet Management"]}`, nil},
 		{"every filter and-ed", demo.CompanyZTEST, maker, `{"products":["CUSTODY"],"productIds":["19"],"serviceIds":["0x0013-001","0x0013-002","0x0014-007"],"serviceNames":["Custody Wallet Management"],"requestTypes":["CREATE"]}`, []string{"0x0013-001"}},

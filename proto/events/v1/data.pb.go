@@ -65,9 +65,15 @@ type ServiceRequestEventData struct {
 	// ISO 8601 UTC time of the change.
 	UpdatedAt string `protobuf:"bytes,15,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// ISO 8601 UTC time at which the request expires unless decided.
-	ExpiresAt     string `protobuf:"bytes,16,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ExpiresAt string `protobuf:"bytes,16,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// The version of the company's approval policy that decides the request (0: the default).
+	PolicyVersion int64 `protobuf:"varint,17,opt,name=policy_version,json=policyVersion,proto3" json:"policy_version,omitempty"`
+	// The rule of that version that matched it.
+	Rule string `protobuf:"bytes,18,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Approvals the rule still needs (0 once its quorum is met, or when it needs none).
+	ApprovalsMissing int32 `protobuf:"varint,19,opt,name=approvals_missing,json=approvalsMissing,proto3" json:"approvals_missing,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ServiceRequestEventData) Reset() {
@@ -210,6 +216,27 @@ func (x *ServiceRequestEventData) GetExpiresAt() string {
 		return x.ExpiresAt
 	}
 	return ""
+}
+
+func (x *ServiceRequestEventData) GetPolicyVersion() int64 {
+	if x != nil {
+		return x.PolicyVersion
+	}
+	return 0
+}
+
+func (x *ServiceRequestEventData) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *ServiceRequestEventData) GetApprovalsMissing() int32 {
+	if x != nil {
+		return x.ApprovalsMissing
+	}
+	return 0
 }
 
 // A trading wallet after the change: its fields as the wallet search shows them, less the
@@ -1888,7 +1915,7 @@ var File_events_v1_data_proto protoreflect.FileDescriptor
 
 const file_events_v1_data_proto_rawDesc = "" +
 	"\n" +
-	"\x14events/v1/data.proto\x12\tevents.v1\x1a\x16common/v1/common.proto\x1a google/protobuf/descriptor.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x89\x06\n" +
+	"\x14events/v1/data.proto\x12\tevents.v1\x1a\x16common/v1/common.proto\x1a google/protobuf/descriptor.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x93\a\n" +
 	"\x17ServiceRequestEventData\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1d\n" +
@@ -1917,7 +1944,10 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x0f \x01(\tR\tupdatedAt\x12\x1d\n" +
 	"\n" +
-	"expires_at\x18\x10 \x01(\tR\texpiresAt:\xe1\x01\xaa\x9f\x19\x17service_request.created\xaa\x9f\x19\x19service_request.confirmed\xaa\x9f\x19\x1aservice_request.authorised\xaa\x9f\x19\x19service_request.completed\xaa\x9f\x19\x16service_request.failed\xaa\x9f\x19\x18service_request.rejected\xaa\x9f\x19\x19service_request.cancelled\xaa\x9f\x19\x17service_request.expiredB\x12\n" +
+	"expires_at\x18\x10 \x01(\tR\texpiresAt\x12%\n" +
+	"\x0epolicy_version\x18\x11 \x01(\x03R\rpolicyVersion\x12\x12\n" +
+	"\x04rule\x18\x12 \x01(\tR\x04rule\x12+\n" +
+	"\x11approvals_missing\x18\x13 \x01(\x05R\x10approvalsMissing:\x83\x02\xaa\x9f\x19\x17service_request.created\xaa\x9f\x19\x19service_request.confirmed\xaa\x9f\x19\x1aservice_request.authorised\xaa\x9f\x19\x19service_request.completed\xaa\x9f\x19\x16service_request.failed\xaa\x9f\x19\x18service_request.rejected\xaa\x9f\x19\x19service_request.cancelled\xaa\x9f\x19\x17service_request.expired\xaa\x9f\x19\x1eservice_request.approval_addedB\x12\n" +
 	"\x10_previous_status\"\xf0\x02\n" +
 	"\x0fWalletEventData\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +

@@ -81,7 +81,9 @@ type GetPendingRequestResponse struct {
 	// Reject, and `rejectReason` when rejecting).
 	Request *structpb.Struct `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
 	// Placeholder: `$$REPLACE$$`.
-	Signature     string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	Signature string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	// Who decides the request, and what is still missing (pending authorisation).
+	Quorum        *Quorum `protobuf:"bytes,3,opt,name=quorum,proto3" json:"quorum,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -130,6 +132,700 @@ func (x *GetPendingRequestResponse) GetSignature() string {
 	return ""
 }
 
+func (x *GetPendingRequestResponse) GetQuorum() *Quorum {
+	if x != nil {
+		return x.Quorum
+	}
+	return nil
+}
+
+// A request's approvals under the policy rule that decides it.
+type Quorum struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The policy version in force when the request was made (0: the default policy).
+	PolicyVersion int64 `protobuf:"varint,1,opt,name=policy_version,json=policyVersion,proto3" json:"policy_version,omitempty"`
+	// The rule of that version that matched the request.
+	Rule string `protobuf:"bytes,2,opt,name=rule,proto3" json:"rule,omitempty"`
+	// ALLOW, BLOCK or REQUIRE_APPROVAL.
+	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// AND (every group) or OR (any one group).
+	Combine string `protobuf:"bytes,4,opt,name=combine,proto3" json:"combine,omitempty"`
+	// Each group: its threshold, the approvals that count for it, and how many are missing.
+	Groups []*QuorumGroup `protobuf:"bytes,5,rep,name=groups,proto3" json:"groups,omitempty"`
+	// Whether the approvals so far meet the rule.
+	Met bool `protobuf:"varint,6,opt,name=met,proto3" json:"met,omitempty"`
+	// The users who approved, in order.
+	Approvers     []string `protobuf:"bytes,7,rep,name=approvers,proto3" json:"approvers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Quorum) Reset() {
+	*x = Quorum{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Quorum) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Quorum) ProtoMessage() {}
+
+func (x *Quorum) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Quorum.ProtoReflect.Descriptor instead.
+func (*Quorum) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Quorum) GetPolicyVersion() int64 {
+	if x != nil {
+		return x.PolicyVersion
+	}
+	return 0
+}
+
+func (x *Quorum) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Quorum) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *Quorum) GetCombine() string {
+	if x != nil {
+		return x.Combine
+	}
+	return ""
+}
+
+func (x *Quorum) GetGroups() []*QuorumGroup {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *Quorum) GetMet() bool {
+	if x != nil {
+		return x.Met
+	}
+	return false
+}
+
+func (x *Quorum) GetApprovers() []string {
+	if x != nil {
+		return x.Approvers
+	}
+	return nil
+}
+
+// One approval group of a quorum.
+type QuorumGroup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Approvals it needs.
+	Threshold int32 `protobuf:"varint,2,opt,name=threshold,proto3" json:"threshold,omitempty"`
+	// Approvals that count for it so far (each approver counts for one group only under AND).
+	Approvals int32 `protobuf:"varint,3,opt,name=approvals,proto3" json:"approvals,omitempty"`
+	// Approvals still missing.
+	Missing       int32 `protobuf:"varint,4,opt,name=missing,proto3" json:"missing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuorumGroup) Reset() {
+	*x = QuorumGroup{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuorumGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuorumGroup) ProtoMessage() {}
+
+func (x *QuorumGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuorumGroup.ProtoReflect.Descriptor instead.
+func (*QuorumGroup) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *QuorumGroup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *QuorumGroup) GetThreshold() int32 {
+	if x != nil {
+		return x.Threshold
+	}
+	return 0
+}
+
+func (x *QuorumGroup) GetApprovals() int32 {
+	if x != nil {
+		return x.Approvals
+	}
+	return 0
+}
+
+func (x *QuorumGroup) GetMissing() int32 {
+	if x != nil {
+		return x.Missing
+	}
+	return 0
+}
+
+// One rule of an approval policy.
+type PolicyRule struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique in its policy.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Catalog service ids or the operations venue.settlement.payables,
+	// venue.settlement.instruction, venue.withdrawal.decision, webhooks.subscription.change,
+	// policy.change; empty matches any.
+	Operations []string `protobuf:"bytes,2,rep,name=operations,proto3" json:"operations,omitempty"`
+	// Wallet ids; empty matches any.
+	Wallets []string `protobuf:"bytes,3,rep,name=wallets,proto3" json:"wallets,omitempty"`
+	// Currency codes; empty matches any.
+	Currencies []string `protobuf:"bytes,4,rep,name=currencies,proto3" json:"currencies,omitempty"`
+	// Matches requests worth at least this many US dollars (decimal string); empty matches any.
+	MinUsd string `protobuf:"bytes,5,opt,name=min_usd,json=minUsd,proto3" json:"min_usd,omitempty"`
+	// OWN_CUSTODY_WALLET, WHITELISTED_ADDRESS or OTHER; empty matches any.
+	Destinations []string `protobuf:"bytes,6,rep,name=destinations,proto3" json:"destinations,omitempty"`
+	// ALLOW (the maker's confirmation alone), BLOCK or REQUIRE_APPROVAL.
+	Action string `protobuf:"bytes,7,opt,name=action,proto3" json:"action,omitempty"`
+	// The approval groups of a REQUIRE_APPROVAL rule.
+	Groups []*ApprovalGroup `protobuf:"bytes,8,rep,name=groups,proto3" json:"groups,omitempty"`
+	// AND or OR.
+	Combine       string `protobuf:"bytes,9,opt,name=combine,proto3" json:"combine,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicyRule) Reset() {
+	*x = PolicyRule{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyRule) ProtoMessage() {}
+
+func (x *PolicyRule) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyRule.ProtoReflect.Descriptor instead.
+func (*PolicyRule) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PolicyRule) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetOperations() []string {
+	if x != nil {
+		return x.Operations
+	}
+	return nil
+}
+
+func (x *PolicyRule) GetWallets() []string {
+	if x != nil {
+		return x.Wallets
+	}
+	return nil
+}
+
+func (x *PolicyRule) GetCurrencies() []string {
+	if x != nil {
+		return x.Currencies
+	}
+	return nil
+}
+
+func (x *PolicyRule) GetMinUsd() string {
+	if x != nil {
+		return x.MinUsd
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetDestinations() []string {
+	if x != nil {
+		return x.Destinations
+	}
+	return nil
+}
+
+func (x *PolicyRule) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *PolicyRule) GetGroups() []*ApprovalGroup {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *PolicyRule) GetCombine() string {
+	if x != nil {
+		return x.Combine
+	}
+	return ""
+}
+
+// An approval group: named users and/or the holders of roles, and how many must approve.
+type ApprovalGroup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique in its rule.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// User emails.
+	Users []string `protobuf:"bytes,2,rep,name=users,proto3" json:"users,omitempty"`
+	// Roles: VIEWER, MAKER, CHECKER.
+	Roles []string `protobuf:"bytes,3,rep,name=roles,proto3" json:"roles,omitempty"`
+	// Approvals needed from the group.
+	Threshold     int32 `protobuf:"varint,4,opt,name=threshold,proto3" json:"threshold,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalGroup) Reset() {
+	*x = ApprovalGroup{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalGroup) ProtoMessage() {}
+
+func (x *ApprovalGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalGroup.ProtoReflect.Descriptor instead.
+func (*ApprovalGroup) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ApprovalGroup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ApprovalGroup) GetUsers() []string {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *ApprovalGroup) GetRoles() []string {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
+func (x *ApprovalGroup) GetThreshold() int32 {
+	if x != nil {
+		return x.Threshold
+	}
+	return 0
+}
+
+// Body of the policy extension.
+type GetPolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A version (default: the one in force).
+	Version       int64 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPolicyRequest) Reset() {
+	*x = GetPolicyRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPolicyRequest) ProtoMessage() {}
+
+func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPolicyRequest.ProtoReflect.Descriptor instead.
+func (*GetPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetPolicyRequest) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// A version of the company's approval policy.
+type GetPolicyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The company.
+	CompanyId string `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// The version (0: the default policy, in force until the company adopts one).
+	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// Ordered: the first rule that matches a request decides it; the last is a catch-all.
+	Rules []*PolicyRule `protobuf:"bytes,3,rep,name=rules,proto3" json:"rules,omitempty"`
+	// The service request that adopted it (empty for the default).
+	RequestId string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Who proposed it.
+	CreatedBy string `protobuf:"bytes,5,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// When it was adopted (ISO 8601 UTC; empty for the default).
+	CreatedAt     string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPolicyResponse) Reset() {
+	*x = GetPolicyResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPolicyResponse) ProtoMessage() {}
+
+func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPolicyResponse.ProtoReflect.Descriptor instead.
+func (*GetPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetPolicyResponse) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *GetPolicyResponse) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *GetPolicyResponse) GetRules() []*PolicyRule {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *GetPolicyResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *GetPolicyResponse) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *GetPolicyResponse) GetCreatedAt() string {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return ""
+}
+
+// Body of the policy versions extension.
+type ListPolicyVersionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPolicyVersionsRequest) Reset() {
+	*x = ListPolicyVersionsRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPolicyVersionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPolicyVersionsRequest) ProtoMessage() {}
+
+func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
+func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
+}
+
+// The company's policy versions.
+type ListPolicyVersionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Items         []*GetPolicyResponse `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPolicyVersionsResponse) Reset() {
+	*x = ListPolicyVersionsResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPolicyVersionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPolicyVersionsResponse) ProtoMessage() {}
+
+func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
+func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListPolicyVersionsResponse) GetItems() []*GetPolicyResponse {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// Body of the policy dry-run extension: a request as the create endpoint takes it.
+type DryRunPolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Catalog service id.
+	ServiceId string `protobuf:"bytes,1,opt,name=service_id,json=serviceId,proto3" json:"service_id,omitempty"`
+	// The payload, as for create.
+	Payload       *structpb.Struct `protobuf:"bytes,2,opt,name=payload,proto3" json:"payload,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DryRunPolicyRequest) Reset() {
+	*x = DryRunPolicyRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DryRunPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DryRunPolicyRequest) ProtoMessage() {}
+
+func (x *DryRunPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DryRunPolicyRequest.ProtoReflect.Descriptor instead.
+func (*DryRunPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DryRunPolicyRequest) GetServiceId() string {
+	if x != nil {
+		return x.ServiceId
+	}
+	return ""
+}
+
+func (x *DryRunPolicyRequest) GetPayload() *structpb.Struct {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+// What the policy in force would do with the request.
+type DryRunPolicyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rule and the approvals it would need (none given yet).
+	Quorum        *Quorum `protobuf:"bytes,1,opt,name=quorum,proto3" json:"quorum,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DryRunPolicyResponse) Reset() {
+	*x = DryRunPolicyResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DryRunPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DryRunPolicyResponse) ProtoMessage() {}
+
+func (x *DryRunPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DryRunPolicyResponse.ProtoReflect.Descriptor instead.
+func (*DryRunPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DryRunPolicyResponse) GetQuorum() *Quorum {
+	if x != nil {
+		return x.Quorum
+	}
+	return nil
+}
+
 // Body of the approve extension.
 type ApproveRequestRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -145,7 +841,7 @@ type ApproveRequestRequest struct {
 
 func (x *ApproveRequestRequest) Reset() {
 	*x = ApproveRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -157,7 +853,7 @@ func (x *ApproveRequestRequest) String() string {
 func (*ApproveRequestRequest) ProtoMessage() {}
 
 func (x *ApproveRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[2]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -170,7 +866,7 @@ func (x *ApproveRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveRequestRequest.ProtoReflect.Descriptor instead.
 func (*ApproveRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{2}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ApproveRequestRequest) GetRequestId() string {
@@ -207,7 +903,7 @@ type ApproveRequestResponse struct {
 
 func (x *ApproveRequestResponse) Reset() {
 	*x = ApproveRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -219,7 +915,7 @@ func (x *ApproveRequestResponse) String() string {
 func (*ApproveRequestResponse) ProtoMessage() {}
 
 func (x *ApproveRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[3]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -232,7 +928,7 @@ func (x *ApproveRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveRequestResponse.ProtoReflect.Descriptor instead.
 func (*ApproveRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{3}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ApproveRequestResponse) GetRequestId() string {
@@ -260,7 +956,7 @@ type CancelRequestRequest struct {
 
 func (x *CancelRequestRequest) Reset() {
 	*x = CancelRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -272,7 +968,7 @@ func (x *CancelRequestRequest) String() string {
 func (*CancelRequestRequest) ProtoMessage() {}
 
 func (x *CancelRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[4]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -285,7 +981,7 @@ func (x *CancelRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequestRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{4}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CancelRequestRequest) GetRequestId() string {
@@ -308,7 +1004,7 @@ type CancelRequestResponse struct {
 
 func (x *CancelRequestResponse) Reset() {
 	*x = CancelRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -320,7 +1016,7 @@ func (x *CancelRequestResponse) String() string {
 func (*CancelRequestResponse) ProtoMessage() {}
 
 func (x *CancelRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[5]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -333,7 +1029,7 @@ func (x *CancelRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequestResponse.ProtoReflect.Descriptor instead.
 func (*CancelRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{5}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CancelRequestResponse) GetRequestId() string {
@@ -361,7 +1057,7 @@ type VerifyAuditTrailRequest struct {
 
 func (x *VerifyAuditTrailRequest) Reset() {
 	*x = VerifyAuditTrailRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +1069,7 @@ func (x *VerifyAuditTrailRequest) String() string {
 func (*VerifyAuditTrailRequest) ProtoMessage() {}
 
 func (x *VerifyAuditTrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +1082,7 @@ func (x *VerifyAuditTrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditTrailRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditTrailRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *VerifyAuditTrailRequest) GetRequestId() string {
@@ -413,7 +1109,7 @@ type VerifyAuditTrailResponse struct {
 
 func (x *VerifyAuditTrailResponse) Reset() {
 	*x = VerifyAuditTrailResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +1121,7 @@ func (x *VerifyAuditTrailResponse) String() string {
 func (*VerifyAuditTrailResponse) ProtoMessage() {}
 
 func (x *VerifyAuditTrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +1134,7 @@ func (x *VerifyAuditTrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditTrailResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditTrailResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *VerifyAuditTrailResponse) GetIntact() bool {
@@ -504,7 +1200,7 @@ type SearchRequestsRequest struct {
 
 func (x *SearchRequestsRequest) Reset() {
 	*x = SearchRequestsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +1212,7 @@ func (x *SearchRequestsRequest) String() string {
 func (*SearchRequestsRequest) ProtoMessage() {}
 
 func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +1225,7 @@ func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsRequest.ProtoReflect.Descriptor instead.
 func (*SearchRequestsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SearchRequestsRequest) GetProductIds() []string {
@@ -636,7 +1332,7 @@ type SearchRequestsResponse struct {
 
 func (x *SearchRequestsResponse) Reset() {
 	*x = SearchRequestsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +1344,7 @@ func (x *SearchRequestsResponse) String() string {
 func (*SearchRequestsResponse) ProtoMessage() {}
 
 func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +1357,7 @@ func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsResponse.ProtoReflect.Descriptor instead.
 func (*SearchRequestsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SearchRequestsResponse) GetTotal() int32 {
@@ -719,7 +1415,7 @@ type ServiceRequest struct {
 
 func (x *ServiceRequest) Reset() {
 	*x = ServiceRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +1427,7 @@ func (x *ServiceRequest) String() string {
 func (*ServiceRequest) ProtoMessage() {}
 
 func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +1440,7 @@ func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceRequest.ProtoReflect.Descriptor instead.
 func (*ServiceRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ServiceRequest) GetRequestId() string {
@@ -874,7 +1570,7 @@ type CreateRequestRequest struct {
 
 func (x *CreateRequestRequest) Reset() {
 	*x = CreateRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -886,7 +1582,7 @@ func (x *CreateRequestRequest) String() string {
 func (*CreateRequestRequest) ProtoMessage() {}
 
 func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -899,7 +1595,7 @@ func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestRequest.ProtoReflect.Descriptor instead.
 func (*CreateRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateRequestRequest) GetServiceId() string {
@@ -936,7 +1632,7 @@ type CreateRequestResponse struct {
 
 func (x *CreateRequestResponse) Reset() {
 	*x = CreateRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1644,7 @@ func (x *CreateRequestResponse) String() string {
 func (*CreateRequestResponse) ProtoMessage() {}
 
 func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1657,7 @@ func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestResponse.ProtoReflect.Descriptor instead.
 func (*CreateRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateRequestResponse) GetRequestId() string {
@@ -991,7 +1687,7 @@ type PluginDetail struct {
 
 func (x *PluginDetail) Reset() {
 	*x = PluginDetail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1003,7 +1699,7 @@ func (x *PluginDetail) String() string {
 func (*PluginDetail) ProtoMessage() {}
 
 func (x *PluginDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1016,7 +1712,7 @@ func (x *PluginDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginDetail.ProtoReflect.Descriptor instead.
 func (*PluginDetail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *PluginDetail) GetEntityId() []string {
@@ -1052,7 +1748,7 @@ type ListProductsRequest struct {
 
 func (x *ListProductsRequest) Reset() {
 	*x = ListProductsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1760,7 @@ func (x *ListProductsRequest) String() string {
 func (*ListProductsRequest) ProtoMessage() {}
 
 func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1773,7 @@ func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsRequest.ProtoReflect.Descriptor instead.
 func (*ListProductsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListProductsRequest) GetProducts() []string {
@@ -1126,7 +1822,7 @@ type ListProductsResponse struct {
 
 func (x *ListProductsResponse) Reset() {
 	*x = ListProductsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1834,7 @@ func (x *ListProductsResponse) String() string {
 func (*ListProductsResponse) ProtoMessage() {}
 
 func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1847,7 @@ func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsResponse.ProtoReflect.Descriptor instead.
 func (*ListProductsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{15}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListProductsResponse) GetItems() []*CatalogItem {
@@ -1184,7 +1880,7 @@ type CatalogItem struct {
 
 func (x *CatalogItem) Reset() {
 	*x = CatalogItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1892,7 @@ func (x *CatalogItem) String() string {
 func (*CatalogItem) ProtoMessage() {}
 
 func (x *CatalogItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1905,7 @@ func (x *CatalogItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogItem.ProtoReflect.Descriptor instead.
 func (*CatalogItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{16}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CatalogItem) GetProduct() string {
@@ -1278,7 +1974,7 @@ type GetAuditTrailRequest struct {
 
 func (x *GetAuditTrailRequest) Reset() {
 	*x = GetAuditTrailRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1986,7 @@ func (x *GetAuditTrailRequest) String() string {
 func (*GetAuditTrailRequest) ProtoMessage() {}
 
 func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1999,7 @@ func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailRequest.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{17}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetAuditTrailRequest) GetRequestIds() []string {
@@ -1345,7 +2041,7 @@ type GetAuditTrailResponse struct {
 
 func (x *GetAuditTrailResponse) Reset() {
 	*x = GetAuditTrailResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1357,7 +2053,7 @@ func (x *GetAuditTrailResponse) String() string {
 func (*GetAuditTrailResponse) ProtoMessage() {}
 
 func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1370,7 +2066,7 @@ func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailResponse.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{18}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetAuditTrailResponse) GetTrails() []*AuditTrail {
@@ -1393,7 +2089,7 @@ type AuditTrail struct {
 
 func (x *AuditTrail) Reset() {
 	*x = AuditTrail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +2101,7 @@ func (x *AuditTrail) String() string {
 func (*AuditTrail) ProtoMessage() {}
 
 func (x *AuditTrail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +2114,7 @@ func (x *AuditTrail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrail.ProtoReflect.Descriptor instead.
 func (*AuditTrail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{19}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AuditTrail) GetTotal() int32 {
@@ -1452,7 +2148,7 @@ type AuditTrailEntry struct {
 
 func (x *AuditTrailEntry) Reset() {
 	*x = AuditTrailEntry{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1464,7 +2160,7 @@ func (x *AuditTrailEntry) String() string {
 func (*AuditTrailEntry) ProtoMessage() {}
 
 func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1477,7 +2173,7 @@ func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrailEntry.ProtoReflect.Descriptor instead.
 func (*AuditTrailEntry) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{20}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AuditTrailEntry) GetRequestId() string {
@@ -1529,7 +2225,7 @@ type ProcessingSummaryItem struct {
 
 func (x *ProcessingSummaryItem) Reset() {
 	*x = ProcessingSummaryItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1541,7 +2237,7 @@ func (x *ProcessingSummaryItem) String() string {
 func (*ProcessingSummaryItem) ProtoMessage() {}
 
 func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1554,7 +2250,7 @@ func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingSummaryItem.ProtoReflect.Descriptor instead.
 func (*ProcessingSummaryItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{21}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ProcessingSummaryItem) GetRole() string {
@@ -1616,7 +2312,7 @@ type ProcessingStep struct {
 
 func (x *ProcessingStep) Reset() {
 	*x = ProcessingStep{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1628,7 +2324,7 @@ func (x *ProcessingStep) String() string {
 func (*ProcessingStep) ProtoMessage() {}
 
 func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1641,7 +2337,7 @@ func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingStep.ProtoReflect.Descriptor instead.
 func (*ProcessingStep) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{22}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ProcessingStep) GetName() string {
@@ -1679,10 +2375,68 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	" servicedesk/v1/servicedesk.proto\x12\x0eservicedesk.v1\x1a\x1bbuf/validate/validate.proto\x1a\x16common/v1/common.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1bopenapiv3/annotations.proto\"\\\n" +
 	"\x18GetPendingRequestRequest\x12@\n" +
 	"\n" +
-	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\"l\n" +
+	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\"\x9c\x01\n" +
 	"\x19GetPendingRequestResponse\x121\n" +
 	"\arequest\x18\x01 \x01(\v2\x17.google.protobuf.StructR\arequest\x12\x1c\n" +
-	"\tsignature\x18\x02 \x01(\tR\tsignature\"\x9b\x02\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\x12.\n" +
+	"\x06quorum\x18\x03 \x01(\v2\x16.servicedesk.v1.QuorumR\x06quorum\"\xda\x01\n" +
+	"\x06Quorum\x12%\n" +
+	"\x0epolicy_version\x18\x01 \x01(\x03R\rpolicyVersion\x12\x12\n" +
+	"\x04rule\x18\x02 \x01(\tR\x04rule\x12\x16\n" +
+	"\x06action\x18\x03 \x01(\tR\x06action\x12\x18\n" +
+	"\acombine\x18\x04 \x01(\tR\acombine\x123\n" +
+	"\x06groups\x18\x05 \x03(\v2\x1b.servicedesk.v1.QuorumGroupR\x06groups\x12\x10\n" +
+	"\x03met\x18\x06 \x01(\bR\x03met\x12\x1c\n" +
+	"\tapprovers\x18\a \x03(\tR\tapprovers\"w\n" +
+	"\vQuorumGroup\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\tthreshold\x18\x02 \x01(\x05R\tthreshold\x12\x1c\n" +
+	"\tapprovals\x18\x03 \x01(\x05R\tapprovals\x12\x18\n" +
+	"\amissing\x18\x04 \x01(\x05R\amissing\"\xc7\x03\n" +
+	"\n" +
+	"PolicyRule\x12/\n" +
+	"\x04name\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x18@\x92\x02\x11large withdrawalsR\x04name\x12/\n" +
+	"\n" +
+	"operations\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\n" +
+	"operations\x12)\n" +
+	"\awallets\x18\x03 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\awallets\x12/\n" +
+	"\n" +
+	"currencies\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\n" +
+	"currencies\x12)\n" +
+	"\amin_usd\x18\x05 \x01(\tB\x10\xbaH\rr\v\x18(\x92\x02\x06100000R\x06minUsd\x122\n" +
+	"\fdestinations\x18\x06 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x03\"\x04r\x02\x18@R\fdestinations\x122\n" +
+	"\x06action\x18\a \x01(\tB\x1a\xbaH\x17r\x15\x18 \x92\x02\x10REQUIRE_APPROVALR\x06action\x12?\n" +
+	"\x06groups\x18\b \x03(\v2\x1d.servicedesk.v1.ApprovalGroupB\b\xbaH\x05\x92\x01\x02\x10\bR\x06groups\x12'\n" +
+	"\acombine\x18\t \x01(\tB\r\xbaH\n" +
+	"r\b\x18\b\x92\x02\x03ANDR\acombine\"\xad\x01\n" +
+	"\rApprovalGroup\x12&\n" +
+	"\x04name\x18\x01 \x01(\tB\x12\xbaH\x0fr\r\x18@\x92\x02\btreasuryR\x04name\x12%\n" +
+	"\x05users\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\x05users\x12$\n" +
+	"\x05roles\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x03\"\x04r\x02\x18 R\x05roles\x12'\n" +
+	"\tthreshold\x18\x04 \x01(\x05B\t\xbaH\x06\x1a\x04\x18@(\x01R\tthreshold\"9\n" +
+	"\x10GetPolicyRequest\x12%\n" +
+	"\aversion\x18\x01 \x01(\x03B\v\xbaH\b\"\x06\x18\xc0\x84=(\x00R\aversion\"\xdb\x01\n" +
+	"\x11GetPolicyResponse\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x01 \x01(\tR\tcompanyId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\x120\n" +
+	"\x05rules\x18\x03 \x03(\v2\x1a.servicedesk.v1.PolicyRuleR\x05rules\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x05 \x01(\tR\tcreatedBy\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\tR\tcreatedAt\"\x1b\n" +
+	"\x19ListPolicyVersionsRequest\"U\n" +
+	"\x1aListPolicyVersionsResponse\x127\n" +
+	"\x05items\x18\x01 \x03(\v2!.servicedesk.v1.GetPolicyResponseR\x05items\"\x80\x01\n" +
+	"\x13DryRunPolicyRequest\x126\n" +
+	"\n" +
+	"service_id\x18\x01 \x01(\tB\x17\xbaH\x14\xc8\x01\x01r\x0f\x18@\x92\x02\n" +
+	"0x0003-004R\tserviceId\x121\n" +
+	"\apayload\x18\x02 \x01(\v2\x17.google.protobuf.StructR\apayload\"F\n" +
+	"\x14DryRunPolicyResponse\x12.\n" +
+	"\x06quorum\x18\x01 \x01(\v2\x16.servicedesk.v1.QuorumR\x06quorum\"\x9b\x02\n" +
 	"\x15ApproveRequestRequest\x12@\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tB!\xbaH\x1e\xc8\x01\x01r\x19\x18\x80\x01\x92\x02\x13SR-ZTEST-0000000001R\trequestId\x121\n" +
@@ -1839,7 +2593,7 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1c\n" +
 	"\ttimestamp\x18\x03 \x01(\tR\ttimestamp\x12!\n" +
-	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\xb0\x11\n" +
+	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\xea\x18\n" +
 	"\x12ServicedeskService\x12\xe5\x01\n" +
 	"\x0eSearchRequests\x12%.servicedesk.v1.SearchRequestsRequest\x1a&.servicedesk.v1.SearchRequestsResponse\"\x83\x01\xbaGY\n" +
 	"\vservicedesk\x12\x17Search service requests*\x15searchServiceRequests2\x1a\n" +
@@ -1886,7 +2640,25 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x03404\x12#\x12!\n" +
 	"\x1f#/components/responses/NotFound\x12*\n" +
 	"\x03409\x12#\x12!\n" +
-	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v3/api/servicedesk/cancel\x12e\n" +
+	"\x1f#/components/responses/Conflict\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v3/api/servicedesk/cancel\x12\xab\x02\n" +
+	"\tGetPolicy\x12 .servicedesk.v1.GetPolicyRequest\x1a!.servicedesk.v1.GetPolicyResponse\"\xd8\x01\xbaG\xaf\x01\n" +
+	"\vservicedesk\x12CRead the company's approval policy in force, or one of its versions*\x11getApprovalPolicy2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v3/api/servicedesk/policy\x12\xc7\x02\n" +
+	"\x12ListPolicyVersions\x12).servicedesk.v1.ListPolicyVersionsRequest\x1a*.servicedesk.v1.ListPolicyVersionsResponse\"\xd9\x01\xbaG\xa7\x01\n" +
+	"\vservicedesk\x122List the versions of the company's approval policy*\x1alistApprovalPolicyVersions2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02(:\x01*\"#/v3/api/servicedesk/policy/versions\x12\xbf\x02\n" +
+	"\fDryRunPolicy\x12#.servicedesk.v1.DryRunPolicyRequest\x1a$.servicedesk.v1.DryRunPolicyResponse\"\xe3\x01\xbaG\xb2\x01\n" +
+	"\vservicedesk\x12CWhich rule would decide a request, and who would have to approve it*\x14dryRunApprovalPolicy2\x1a\n" +
+	"\x18\n" +
+	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
+	"\x03404\x12#\x12!\n" +
+	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02':\x01*\"\"/v3/api/servicedesk/policy/dry-run\x12e\n" +
 	"\x10VerifyAuditTrail\x12'.servicedesk.v1.VerifyAuditTrailRequest\x1a(.servicedesk.v1.VerifyAuditTrailResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
 
 var (
@@ -1901,72 +2673,95 @@ func file_servicedesk_v1_servicedesk_proto_rawDescGZIP() []byte {
 	return file_servicedesk_v1_servicedesk_proto_rawDescData
 }
 
-var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
-	(*GetPendingRequestRequest)(nil),  // 0: servicedesk.v1.GetPendingRequestRequest
-	(*GetPendingRequestResponse)(nil), // 1: servicedesk.v1.GetPendingRequestResponse
-	(*ApproveRequestRequest)(nil),     // 2: servicedesk.v1.ApproveRequestRequest
-	(*ApproveRequestResponse)(nil),    // 3: servicedesk.v1.ApproveRequestResponse
-	(*CancelRequestRequest)(nil),      // 4: servicedesk.v1.CancelRequestRequest
-	(*CancelRequestResponse)(nil),     // 5: servicedesk.v1.CancelRequestResponse
-	(*VerifyAuditTrailRequest)(nil),   // 6: servicedesk.v1.VerifyAuditTrailRequest
-	(*VerifyAuditTrailResponse)(nil),  // 7: servicedesk.v1.VerifyAuditTrailResponse
-	(*SearchRequestsRequest)(nil),     // 8: servicedesk.v1.SearchRequestsRequest
-	(*SearchRequestsResponse)(nil),    // 9: servicedesk.v1.SearchRequestsResponse
-	(*ServiceRequest)(nil),            // 10: servicedesk.v1.ServiceRequest
-	(*CreateRequestRequest)(nil),      // 11: servicedesk.v1.CreateRequestRequest
-	(*CreateRequestResponse)(nil),     // 12: servicedesk.v1.CreateRequestResponse
-	(*PluginDetail)(nil),              // 13: servicedesk.v1.PluginDetail
-	(*ListProductsRequest)(nil),       // 14: servicedesk.v1.ListProductsRequest
-	(*ListProductsResponse)(nil),      // 15: servicedesk.v1.ListProductsResponse
-	(*CatalogItem)(nil),               // 16: servicedesk.v1.CatalogItem
-	(*GetAuditTrailRequest)(nil),      // 17: servicedesk.v1.GetAuditTrailRequest
-	(*GetAuditTrailResponse)(nil),     // 18: servicedesk.v1.GetAuditTrailResponse
-	(*AuditTrail)(nil),                // 19: servicedesk.v1.AuditTrail
-	(*AuditTrailEntry)(nil),           // 20: servicedesk.v1.AuditTrailEntry
-	(*ProcessingSummaryItem)(nil),     // 21: servicedesk.v1.ProcessingSummaryItem
-	(*ProcessingStep)(nil),            // 22: servicedesk.v1.ProcessingStep
-	(*structpb.Struct)(nil),           // 23: google.protobuf.Struct
-	(*v1.Sort)(nil),                   // 24: common.v1.Sort
+	(*GetPendingRequestRequest)(nil),   // 0: servicedesk.v1.GetPendingRequestRequest
+	(*GetPendingRequestResponse)(nil),  // 1: servicedesk.v1.GetPendingRequestResponse
+	(*Quorum)(nil),                     // 2: servicedesk.v1.Quorum
+	(*QuorumGroup)(nil),                // 3: servicedesk.v1.QuorumGroup
+	(*PolicyRule)(nil),                 // 4: servicedesk.v1.PolicyRule
+	(*ApprovalGroup)(nil),              // 5: servicedesk.v1.ApprovalGroup
+	(*GetPolicyRequest)(nil),           // 6: servicedesk.v1.GetPolicyRequest
+	(*GetPolicyResponse)(nil),          // 7: servicedesk.v1.GetPolicyResponse
+	(*ListPolicyVersionsRequest)(nil),  // 8: servicedesk.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 9: servicedesk.v1.ListPolicyVersionsResponse
+	(*DryRunPolicyRequest)(nil),        // 10: servicedesk.v1.DryRunPolicyRequest
+	(*DryRunPolicyResponse)(nil),       // 11: servicedesk.v1.DryRunPolicyResponse
+	(*ApproveRequestRequest)(nil),      // 12: servicedesk.v1.ApproveRequestRequest
+	(*ApproveRequestResponse)(nil),     // 13: servicedesk.v1.ApproveRequestResponse
+	(*CancelRequestRequest)(nil),       // 14: servicedesk.v1.CancelRequestRequest
+	(*CancelRequestResponse)(nil),      // 15: servicedesk.v1.CancelRequestResponse
+	(*VerifyAuditTrailRequest)(nil),    // 16: servicedesk.v1.VerifyAuditTrailRequest
+	(*VerifyAuditTrailResponse)(nil),   // 17: servicedesk.v1.VerifyAuditTrailResponse
+	(*SearchRequestsRequest)(nil),      // 18: servicedesk.v1.SearchRequestsRequest
+	(*SearchRequestsResponse)(nil),     // 19: servicedesk.v1.SearchRequestsResponse
+	(*ServiceRequest)(nil),             // 20: servicedesk.v1.ServiceRequest
+	(*CreateRequestRequest)(nil),       // 21: servicedesk.v1.CreateRequestRequest
+	(*CreateRequestResponse)(nil),      // 22: servicedesk.v1.CreateRequestResponse
+	(*PluginDetail)(nil),               // 23: servicedesk.v1.PluginDetail
+	(*ListProductsRequest)(nil),        // 24: servicedesk.v1.ListProductsRequest
+	(*ListProductsResponse)(nil),       // 25: servicedesk.v1.ListProductsResponse
+	(*CatalogItem)(nil),                // 26: servicedesk.v1.CatalogItem
+	(*GetAuditTrailRequest)(nil),       // 27: servicedesk.v1.GetAuditTrailRequest
+	(*GetAuditTrailResponse)(nil),      // 28: servicedesk.v1.GetAuditTrailResponse
+	(*AuditTrail)(nil),                 // 29: servicedesk.v1.AuditTrail
+	(*AuditTrailEntry)(nil),            // 30: servicedesk.v1.AuditTrailEntry
+	(*ProcessingSummaryItem)(nil),      // 31: servicedesk.v1.ProcessingSummaryItem
+	(*ProcessingStep)(nil),             // 32: servicedesk.v1.ProcessingStep
+	(*structpb.Struct)(nil),            // 33: google.protobuf.Struct
+	(*v1.Sort)(nil),                    // 34: common.v1.Sort
 }
 var file_servicedesk_v1_servicedesk_proto_depIdxs = []int32{
-	23, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
-	23, // 1: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
-	24, // 2: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
-	10, // 3: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
-	23, // 4: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
-	23, // 5: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
-	23, // 6: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
-	13, // 7: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
-	23, // 8: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
-	16, // 9: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
-	23, // 10: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
-	24, // 11: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
-	19, // 12: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
-	20, // 13: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
-	21, // 14: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
-	22, // 15: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
-	8,  // 16: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
-	11, // 17: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
-	14, // 18: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
-	17, // 19: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
-	0,  // 20: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
-	2,  // 21: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
-	4,  // 22: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
-	6,  // 23: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
-	9,  // 24: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
-	12, // 25: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
-	15, // 26: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
-	18, // 27: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
-	1,  // 28: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
-	3,  // 29: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
-	5,  // 30: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
-	7,  // 31: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
-	24, // [24:32] is the sub-list for method output_type
-	16, // [16:24] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	33, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
+	2,  // 1: servicedesk.v1.GetPendingRequestResponse.quorum:type_name -> servicedesk.v1.Quorum
+	3,  // 2: servicedesk.v1.Quorum.groups:type_name -> servicedesk.v1.QuorumGroup
+	5,  // 3: servicedesk.v1.PolicyRule.groups:type_name -> servicedesk.v1.ApprovalGroup
+	4,  // 4: servicedesk.v1.GetPolicyResponse.rules:type_name -> servicedesk.v1.PolicyRule
+	7,  // 5: servicedesk.v1.ListPolicyVersionsResponse.items:type_name -> servicedesk.v1.GetPolicyResponse
+	33, // 6: servicedesk.v1.DryRunPolicyRequest.payload:type_name -> google.protobuf.Struct
+	2,  // 7: servicedesk.v1.DryRunPolicyResponse.quorum:type_name -> servicedesk.v1.Quorum
+	33, // 8: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
+	34, // 9: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
+	20, // 10: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
+	33, // 11: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
+	33, // 12: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
+	33, // 13: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
+	23, // 14: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
+	33, // 15: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
+	26, // 16: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
+	33, // 17: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
+	34, // 18: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
+	29, // 19: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
+	30, // 20: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
+	31, // 21: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
+	32, // 22: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
+	18, // 23: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
+	21, // 24: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
+	24, // 25: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
+	27, // 26: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
+	0,  // 27: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
+	12, // 28: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
+	14, // 29: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
+	6,  // 30: servicedesk.v1.ServicedeskService.GetPolicy:input_type -> servicedesk.v1.GetPolicyRequest
+	8,  // 31: servicedesk.v1.ServicedeskService.ListPolicyVersions:input_type -> servicedesk.v1.ListPolicyVersionsRequest
+	10, // 32: servicedesk.v1.ServicedeskService.DryRunPolicy:input_type -> servicedesk.v1.DryRunPolicyRequest
+	16, // 33: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
+	19, // 34: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
+	22, // 35: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
+	25, // 36: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
+	28, // 37: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
+	1,  // 38: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
+	13, // 39: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
+	15, // 40: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
+	7,  // 41: servicedesk.v1.ServicedeskService.GetPolicy:output_type -> servicedesk.v1.GetPolicyResponse
+	9,  // 42: servicedesk.v1.ServicedeskService.ListPolicyVersions:output_type -> servicedesk.v1.ListPolicyVersionsResponse
+	11, // 43: servicedesk.v1.ServicedeskService.DryRunPolicy:output_type -> servicedesk.v1.DryRunPolicyResponse
+	17, // 44: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
+	34, // [34:45] is the sub-list for method output_type
+	23, // [23:34] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_servicedesk_v1_servicedesk_proto_init() }
@@ -1974,15 +2769,15 @@ func file_servicedesk_v1_servicedesk_proto_init() {
 	if File_servicedesk_v1_servicedesk_proto != nil {
 		return
 	}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[8].OneofWrappers = []any{}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[17].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[18].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_servicedesk_v1_servicedesk_proto_rawDesc), len(file_servicedesk_v1_servicedesk_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -224,6 +224,87 @@ func local_request_ServicedeskService_CancelRequest_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_ServicedeskService_GetPolicy_0(ctx context.Context, marshaler runtime.Marshaler, client ServicedeskServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetPolicyRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetPolicy(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ServicedeskService_GetPolicy_0(ctx context.Context, marshaler runtime.Marshaler, server ServicedeskServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetPolicyRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.GetPolicy(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_ServicedeskService_ListPolicyVersions_0(ctx context.Context, marshaler runtime.Marshaler, client ServicedeskServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPolicyVersionsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListPolicyVersions(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ServicedeskService_ListPolicyVersions_0(ctx context.Context, marshaler runtime.Marshaler, server ServicedeskServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPolicyVersionsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListPolicyVersions(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_ServicedeskService_DryRunPolicy_0(ctx context.Context, marshaler runtime.Marshaler, client ServicedeskServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq DryRunPolicyRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.DryRunPolicy(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ServicedeskService_DryRunPolicy_0(ctx context.Context, marshaler runtime.Marshaler, server ServicedeskServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq DryRunPolicyRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.DryRunPolicy(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterServicedeskServiceHandlerServer registers the http handlers for service ServicedeskService to "mux".
 // UnaryRPC     :call ServicedeskServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -369,6 +450,66 @@ func RegisterServicedeskServiceHandlerServer(ctx context.Context, mux *runtime.S
 			return
 		}
 		forward_ServicedeskService_CancelRequest_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_GetPolicy_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/GetPolicy", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ServicedeskService_GetPolicy_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_GetPolicy_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_ListPolicyVersions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/ListPolicyVersions", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy/versions"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ServicedeskService_ListPolicyVersions_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_ListPolicyVersions_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_DryRunPolicy_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/DryRunPolicy", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy/dry-run"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ServicedeskService_DryRunPolicy_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_DryRunPolicy_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -529,6 +670,57 @@ func RegisterServicedeskServiceHandlerClient(ctx context.Context, mux *runtime.S
 		}
 		forward_ServicedeskService_CancelRequest_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_GetPolicy_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/GetPolicy", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ServicedeskService_GetPolicy_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_GetPolicy_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_ListPolicyVersions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/ListPolicyVersions", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy/versions"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ServicedeskService_ListPolicyVersions_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_ListPolicyVersions_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ServicedeskService_DryRunPolicy_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/servicedesk.v1.ServicedeskService/DryRunPolicy", runtime.WithHTTPPathPattern("/v3/api/servicedesk/policy/dry-run"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ServicedeskService_DryRunPolicy_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ServicedeskService_DryRunPolicy_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -542,21 +734,27 @@ func (m response_ServicedeskService_GetAuditTrail_0) XXX_ResponseBody() interfac
 }
 
 var (
-	pattern_ServicedeskService_SearchRequests_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "requests"}, ""))
-	pattern_ServicedeskService_CreateRequest_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "create"}, ""))
-	pattern_ServicedeskService_ListProducts_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "products"}, ""))
-	pattern_ServicedeskService_GetAuditTrail_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "audit-trail"}, ""))
-	pattern_ServicedeskService_GetPendingRequest_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "pending"}, ""))
-	pattern_ServicedeskService_ApproveRequest_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "approve"}, ""))
-	pattern_ServicedeskService_CancelRequest_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "cancel"}, ""))
+	pattern_ServicedeskService_SearchRequests_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "requests"}, ""))
+	pattern_ServicedeskService_CreateRequest_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "create"}, ""))
+	pattern_ServicedeskService_ListProducts_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "products"}, ""))
+	pattern_ServicedeskService_GetAuditTrail_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "audit-trail"}, ""))
+	pattern_ServicedeskService_GetPendingRequest_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "pending"}, ""))
+	pattern_ServicedeskService_ApproveRequest_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "approve"}, ""))
+	pattern_ServicedeskService_CancelRequest_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "cancel"}, ""))
+	pattern_ServicedeskService_GetPolicy_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"v3", "api", "servicedesk", "policy"}, ""))
+	pattern_ServicedeskService_ListPolicyVersions_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "servicedesk", "policy", "versions"}, ""))
+	pattern_ServicedeskService_DryRunPolicy_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"v3", "api", "servicedesk", "policy", "dry-run"}, ""))
 )
 
 var (
-	forward_ServicedeskService_SearchRequests_0    = runtime.ForwardResponseMessage
-	forward_ServicedeskService_CreateRequest_0     = runtime.ForwardResponseMessage
-	forward_ServicedeskService_ListProducts_0      = runtime.ForwardResponseMessage
-	forward_ServicedeskService_GetAuditTrail_0     = runtime.ForwardResponseMessage
-	forward_ServicedeskService_GetPendingRequest_0 = runtime.ForwardResponseMessage
-	forward_ServicedeskService_ApproveRequest_0    = runtime.ForwardResponseMessage
-	forward_ServicedeskService_CancelRequest_0     = runtime.ForwardResponseMessage
+	forward_ServicedeskService_SearchRequests_0     = runtime.ForwardResponseMessage
+	forward_ServicedeskService_CreateRequest_0      = runtime.ForwardResponseMessage
+	forward_ServicedeskService_ListProducts_0       = runtime.ForwardResponseMessage
+	forward_ServicedeskService_GetAuditTrail_0      = runtime.ForwardResponseMessage
+	forward_ServicedeskService_GetPendingRequest_0  = runtime.ForwardResponseMessage
+	forward_ServicedeskService_ApproveRequest_0     = runtime.ForwardResponseMessage
+	forward_ServicedeskService_CancelRequest_0      = runtime.ForwardResponseMessage
+	forward_ServicedeskService_GetPolicy_0          = runtime.ForwardResponseMessage
+	forward_ServicedeskService_ListPolicyVersions_0 = runtime.ForwardResponseMessage
+	forward_ServicedeskService_DryRunPolicy_0       = runtime.ForwardResponseMessage
 )

@@ -21,14 +21,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ServicedeskService_SearchRequests_FullMethodName    = "/servicedesk.v1.ServicedeskService/SearchRequests"
-	ServicedeskService_CreateRequest_FullMethodName     = "/servicedesk.v1.ServicedeskService/CreateRequest"
-	ServicedeskService_ListProducts_FullMethodName      = "/servicedesk.v1.ServicedeskService/ListProducts"
-	ServicedeskService_GetAuditTrail_FullMethodName     = "/servicedesk.v1.ServicedeskService/GetAuditTrail"
-	ServicedeskService_GetPendingRequest_FullMethodName = "/servicedesk.v1.ServicedeskService/GetPendingRequest"
-	ServicedeskService_ApproveRequest_FullMethodName    = "/servicedesk.v1.ServicedeskService/ApproveRequest"
-	ServicedeskService_CancelRequest_FullMethodName     = "/servicedesk.v1.ServicedeskService/CancelRequest"
-	ServicedeskService_VerifyAuditTrail_FullMethodName  = "/servicedesk.v1.ServicedeskService/VerifyAuditTrail"
+	ServicedeskService_SearchRequests_FullMethodName     = "/servicedesk.v1.ServicedeskService/SearchRequests"
+	ServicedeskService_CreateRequest_FullMethodName      = "/servicedesk.v1.ServicedeskService/CreateRequest"
+	ServicedeskService_ListProducts_FullMethodName       = "/servicedesk.v1.ServicedeskService/ListProducts"
+	ServicedeskService_GetAuditTrail_FullMethodName      = "/servicedesk.v1.ServicedeskService/GetAuditTrail"
+	ServicedeskService_GetPendingRequest_FullMethodName  = "/servicedesk.v1.ServicedeskService/GetPendingRequest"
+	ServicedeskService_ApproveRequest_FullMethodName     = "/servicedesk.v1.ServicedeskService/ApproveRequest"
+	ServicedeskService_CancelRequest_FullMethodName      = "/servicedesk.v1.ServicedeskService/CancelRequest"
+	ServicedeskService_GetPolicy_FullMethodName          = "/servicedesk.v1.ServicedeskService/GetPolicy"
+	ServicedeskService_ListPolicyVersions_FullMethodName = "/servicedesk.v1.ServicedeskService/ListPolicyVersions"
+	ServicedeskService_DryRunPolicy_FullMethodName       = "/servicedesk.v1.ServicedeskService/DryRunPolicy"
+	ServicedeskService_VerifyAuditTrail_FullMethodName   = "/servicedesk.v1.ServicedeskService/VerifyAuditTrail"
 )
 
 // ServicedeskServiceClient is the client API for ServicedeskService service.
@@ -53,6 +56,14 @@ type ServicedeskServiceClient interface {
 	ApproveRequest(ctx context.Context, in *ApproveRequestRequest, opts ...grpc.CallOption) (*ApproveRequestResponse, error)
 	// Extension: the maker cancels a request before it is authorised.
 	CancelRequest(ctx context.Context, in *CancelRequestRequest, opts ...grpc.CallOption) (*CancelRequestResponse, error)
+	// Extension: the company's approval policy in force (version 0 is the default: one CHECKER), or
+	// one of its versions. A new version is proposed as a service request (0x0001-001).
+	GetPolicy(ctx context.Context, in *GetPolicyRequest, opts ...grpc.CallOption) (*GetPolicyResponse, error)
+	// Extension: the versions of the company's approval policy, newest first (at most 100).
+	ListPolicyVersions(ctx context.Context, in *ListPolicyVersionsRequest, opts ...grpc.CallOption) (*ListPolicyVersionsResponse, error)
+	// Extension: which rule of the policy in force would decide a request with this body, and
+	// which approvals it would need; nothing is stored.
+	DryRunPolicy(ctx context.Context, in *DryRunPolicyRequest, opts ...grpc.CallOption) (*DryRunPolicyResponse, error)
 	// Internal (no REST path): recompute a request's audit-trail hash chain.
 	VerifyAuditTrail(ctx context.Context, in *VerifyAuditTrailRequest, opts ...grpc.CallOption) (*VerifyAuditTrailResponse, error)
 }
@@ -135,6 +146,36 @@ func (c *servicedeskServiceClient) CancelRequest(ctx context.Context, in *Cancel
 	return out, nil
 }
 
+func (c *servicedeskServiceClient) GetPolicy(ctx context.Context, in *GetPolicyRequest, opts ...grpc.CallOption) (*GetPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPolicyResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_GetPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicedeskServiceClient) ListPolicyVersions(ctx context.Context, in *ListPolicyVersionsRequest, opts ...grpc.CallOption) (*ListPolicyVersionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPolicyVersionsResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_ListPolicyVersions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicedeskServiceClient) DryRunPolicy(ctx context.Context, in *DryRunPolicyRequest, opts ...grpc.CallOption) (*DryRunPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DryRunPolicyResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_DryRunPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *servicedeskServiceClient) VerifyAuditTrail(ctx context.Context, in *VerifyAuditTrailRequest, opts ...grpc.CallOption) (*VerifyAuditTrailResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(VerifyAuditTrailResponse)
@@ -167,6 +208,14 @@ type ServicedeskServiceServer interface {
 	ApproveRequest(context.Context, *ApproveRequestRequest) (*ApproveRequestResponse, error)
 	// Extension: the maker cancels a request before it is authorised.
 	CancelRequest(context.Context, *CancelRequestRequest) (*CancelRequestResponse, error)
+	// Extension: the company's approval policy in force (version 0 is the default: one CHECKER), or
+	// one of its versions. A new version is proposed as a service request (0x0001-001).
+	GetPolicy(context.Context, *GetPolicyRequest) (*GetPolicyResponse, error)
+	// Extension: the versions of the company's approval policy, newest first (at most 100).
+	ListPolicyVersions(context.Context, *ListPolicyVersionsRequest) (*ListPolicyVersionsResponse, error)
+	// Extension: which rule of the policy in force would decide a request with this body, and
+	// which approvals it would need; nothing is stored.
+	DryRunPolicy(context.Context, *DryRunPolicyRequest) (*DryRunPolicyResponse, error)
 	// Internal (no REST path): recompute a request's audit-trail hash chain.
 	VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error)
 	mustEmbedUnimplementedServicedeskServiceServer()
@@ -199,6 +248,15 @@ func (UnimplementedServicedeskServiceServer) ApproveRequest(context.Context, *Ap
 }
 func (UnimplementedServicedeskServiceServer) CancelRequest(context.Context, *CancelRequestRequest) (*CancelRequestResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelRequest not implemented")
+}
+func (UnimplementedServicedeskServiceServer) GetPolicy(context.Context, *GetPolicyRequest) (*GetPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPolicy not implemented")
+}
+func (UnimplementedServicedeskServiceServer) ListPolicyVersions(context.Context, *ListPolicyVersionsRequest) (*ListPolicyVersionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPolicyVersions not implemented")
+}
+func (UnimplementedServicedeskServiceServer) DryRunPolicy(context.Context, *DryRunPolicyRequest) (*DryRunPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DryRunPolicy not implemented")
 }
 func (UnimplementedServicedeskServiceServer) VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyAuditTrail not implemented")
@@ -350,6 +408,60 @@ func _ServicedeskService_CancelRequest_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ServicedeskService_GetPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).GetPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_GetPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).GetPolicy(ctx, req.(*GetPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServicedeskService_ListPolicyVersions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPolicyVersionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).ListPolicyVersions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_ListPolicyVersions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).ListPolicyVersions(ctx, req.(*ListPolicyVersionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServicedeskService_DryRunPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DryRunPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).DryRunPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_DryRunPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).DryRunPolicy(ctx, req.(*DryRunPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ServicedeskService_VerifyAuditTrail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(VerifyAuditTrailRequest)
 	if err := dec(in); err != nil {
@@ -402,6 +514,18 @@ var ServicedeskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelRequest",
 			Handler:    _ServicedeskService_CancelRequest_Handler,
+		},
+		{
+			MethodName: "GetPolicy",
+			Handler:    _ServicedeskService_GetPolicy_Handler,
+		},
+		{
+			MethodName: "ListPolicyVersions",
+			Handler:    _ServicedeskService_ListPolicyVersions_Handler,
+		},
+		{
+			MethodName: "DryRunPolicy",
+			Handler:    _ServicedeskService_DryRunPolicy_Handler,
 		},
 		{
 			MethodName: "VerifyAuditTrail",

@@ -49,6 +49,9 @@ const (
 	// operators only). Its owner is the service whose journal the payload names
 	// (JournalOwners); the registry names trading's.
 	LedgerReversal = "0x0009-001"
+	// PolicyChange adopts a new version of the company's approval policy; the service desk
+	// itself validates and executes it.
+	PolicyChange = "0x0001-001"
 )
 
 // JournalOwners maps the journals a ledger reversal (LedgerReversal) may name, its payload's
@@ -68,6 +71,7 @@ type Entry struct {
 
 // entries is the registry, ordered by id.
 var entries = [...]Entry{
+	{PolicyChange, ProductNetwork, 0x0001, "Approval Policy", Update, Servicedesk},
 	{TradingWalletCreate, ProductTrading, 0x0003, "Trading Wallet Management", Create, Trading},
 	{TradingWalletDeactivate, ProductTrading, 0x0003, "Trading Wallet Management", Deactivate, Trading},
 	{SettlementInstruction, ProductTrading, 0x0003, "Settlement Instruction", Create, Interchange},

@@ -21,6 +21,7 @@ func TestRegistry(t *testing.T) {
 		"0x0003-003": "interchange", "0x0003-004": "interchange", "0x0007-007": "interchange", "0x0007-008": "interchange",
 		"0x0007-004": "compliance", "0x0007-005": "compliance", "0x0007-006": "compliance",
 		"0x0013-001": "custody", "0x0013-002": "custody", "0x0013-003": "custody", "0x0014-007": "custody",
+		"0x0001-001": "servicedesk",
 	}
 	got := map[string]string{}
 	for _, e := range catalog.Entries() {
@@ -45,7 +46,7 @@ func TestEntries(t *testing.T) {
 			t.Errorf("%s: product id %d is not its prefix", e.ID, e.ProductID)
 		}
 		if !slices.Contains(catalog.Products(), e.Product) || !slices.Contains(catalog.RequestTypes(), e.RequestType) ||
-			!slices.Contains(catalog.Owners(), e.Owner) || e.Name == "" {
+			!slices.Contains(append(catalog.Owners(), catalog.Servicedesk), e.Owner) || e.Name == "" {
 			t.Errorf("%+v: unknown product, request type or owner, or no name", e)
 		}
 		if got, ok := catalog.Lookup(e.ID); !ok || got != e {
@@ -71,7 +72,7 @@ func TestOwnedBy(t *testing.T) {
 		{give: "interchange", want: []string{"0x0003-003", "0x0003-004", "0x0007-007", "0x0007-008"}},
 		{give: "compliance", want: []string{"0x0007-004", "0x0007-005", "0x0007-006"}},
 		{give: "custody", want: []string{"0x0013-001", "0x0013-002", "0x0013-003", "0x0014-007"}},
-		{give: "servicedesk"},
+		{give: "servicedesk", want: []string{"0x0001-001"}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, catalog.OwnedBy(tt.give)); diff != "" {

@@ -212,3 +212,30 @@ func TestValidateNamesTheRuleAndTheField(t *testing.T) {
 		})
 	}
 }
+
+func TestTallyMissing(t *testing.T) {
+	t.Parallel()
+	p := treasuryAndRisk()
+	large, medium := p.Rules[1], p.Rules[2]
+	tests := []struct {
+		name      string
+		rule      policy.Rule
+		approvers []string
+		want      int
+	}{
+		{"AND: every group's missing approvals", large, nil, 3},
+		{"AND: one of treasury given", large, []string{"t1@z"}, 2},
+		{"OR: the fewest of one group", medium, nil, 1},
+		{"met", medium, []string{"r1@z"}, 0},
+		{"ALLOW needs none", policy.Rule{Action: policy.ActionAllow}, nil, 0},
+	}
+	for _, tt := range tests {
+		var who []policy.Approver
+		for _, e := range tt.approvers {
+			who = append(who, policy.Approver{Email: e})
+		}
+		if got := tt.rule.Tally(who, "m@z").Missing(); got != tt.want {
+			t.Errorf("%s: Missing = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

@@ -42,6 +42,25 @@ type Tally struct {
 	// Met: the rule's groups are satisfied (every one for AND, one for OR); always true for
 	// ALLOW, never for BLOCK.
 	Met bool
+	// Combine is the rule's combination of its groups.
+	Combine string
+}
+
+// Missing is how many more approvals the quorum needs at the least: none once met; the
+// groups' missing approvals summed under AND, the fewest of one group under OR.
+func (t Tally) Missing() int {
+	if t.Met || len(t.Groups) == 0 {
+		return 0
+	}
+	n := t.Groups[0].Missing()
+	for _, g := range t.Groups[1:] {
+		if t.Combine == CombineOr {
+			n = min(n, g.Missing())
+		} else {
+			n += g.Missing()
+		}
+	}
+	return n
 }
 
 // Tally counts approvers towards r's quorum for a request made by maker. Each distinct
@@ -64,7 +83,7 @@ func (r Rule) Tally(approvers []Approver, maker string) Tally {
 			eligible = append(eligible, a)
 		}
 	}
-	t := Tally{Groups: make([]GroupCount, len(r.Groups))}
+	t := Tally{Groups: make([]GroupCount, len(r.Groups)), Combine: r.Combine}
 	for i, g := range r.Groups {
 		t.Groups[i] = GroupCount{Name: g.Name, Threshold: g.Threshold}
 	}

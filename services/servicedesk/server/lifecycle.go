@@ -18,7 +18,7 @@ func (s *Server) GetPendingRequest(ctx context.Context, req *servicedeskv1.GetPe
 	if err != nil {
 		return nil, err
 	}
-	view, err := s.desk.Pending(ctx, actor(p), req.GetRequestId())
+	view, r, err := s.desk.Pending(ctx, actor(p), req.GetRequestId())
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +26,11 @@ func (s *Server) GetPendingRequest(ctx context.Context, req *servicedeskv1.GetPe
 	if err != nil {
 		return nil, fmt.Errorf("pending view: %w", err)
 	}
-	return &servicedeskv1.GetPendingRequestResponse{Request: obj, Signature: servicedesk.SignaturePlaceholder}, nil
+	q := quorumOf(r.PolicyVersion, r.DecidingRule(), r.Tally())
+	for _, a := range r.Approvers() {
+		q.Approvers = append(q.Approvers, a.Email)
+	}
+	return &servicedeskv1.GetPendingRequestResponse{Request: obj, Signature: servicedesk.SignaturePlaceholder, Quorum: q}, nil
 }
 
 // ApproveRequest serves the maker's confirmation and the checker's approval or rejection

@@ -14,15 +14,18 @@ import (
 func Policy() authz.Policy {
 	makers := authz.Rule{Roles: []string{principal.RoleMaker}}
 	return authz.Policy{
-		servicedeskv1.ServicedeskService_SearchRequests_FullMethodName:    authz.Users,
-		servicedeskv1.ServicedeskService_ListProducts_FullMethodName:      authz.Users,
-		servicedeskv1.ServicedeskService_GetAuditTrail_FullMethodName:     authz.Users,
-		servicedeskv1.ServicedeskService_GetPendingRequest_FullMethodName: authz.Users,
-		servicedeskv1.ServicedeskService_CreateRequest_FullMethodName:     makers,
-		servicedeskv1.ServicedeskService_CancelRequest_FullMethodName:     makers,
-		servicedeskv1.ServicedeskService_ApproveRequest_FullMethodName:    {Roles: []string{principal.RoleMaker, principal.RoleChecker}},
-		servicedeskv1.ServicedeskService_VerifyAuditTrail_FullMethodName:  authz.System("*"),
-		servicedeskv1.IdentityService_GetCaller_FullMethodName:            authz.System("gateway", catalog.Custody),
-		servicedeskv1.IdentityService_GetUser_FullMethodName:              authz.System(catalog.Custody),
+		servicedeskv1.ServicedeskService_SearchRequests_FullMethodName:     authz.Users,
+		servicedeskv1.ServicedeskService_ListProducts_FullMethodName:       authz.Users,
+		servicedeskv1.ServicedeskService_GetAuditTrail_FullMethodName:      authz.Users,
+		servicedeskv1.ServicedeskService_GetPendingRequest_FullMethodName:  authz.Users,
+		servicedeskv1.ServicedeskService_GetPolicy_FullMethodName:          authz.Users,
+		servicedeskv1.ServicedeskService_ListPolicyVersions_FullMethodName: authz.Users,
+		servicedeskv1.ServicedeskService_DryRunPolicy_FullMethodName:       authz.Users,
+		servicedeskv1.ServicedeskService_CreateRequest_FullMethodName:      makers,
+		servicedeskv1.ServicedeskService_CancelRequest_FullMethodName:      makers,
+		servicedeskv1.ServicedeskService_ApproveRequest_FullMethodName:     {Roles: []string{principal.RoleMaker, principal.RoleChecker}},
+		servicedeskv1.ServicedeskService_VerifyAuditTrail_FullMethodName:   authz.System("*"),
+		servicedeskv1.IdentityService_GetCaller_FullMethodName:             authz.System("gateway", catalog.Custody),
+		servicedeskv1.IdentityService_GetUser_FullMethodName:               authz.System(catalog.Custody),
 	}
 }

@@ -78,7 +78,7 @@ func newQuorumDesk(t *testing.T, users map[string][]string) *quorumDesk {
 }
 
 func (q *quorumDesk) actor(email string) servicedesk.Actor {
-	return servicedesk.Actor{Email: email, CompanyID: "ZQ", Roles: q.roles[email], Entitlements: []string{servicedesk.ServiceTradingWithdrawal}}
+	return servicedesk.Actor{Email: email, CompanyID: "ZQ", Roles: q.roles[email], Entitlements: []string{servicedesk.ServiceTradingWithdrawal, servicedesk.ServicePolicyChange}}
 }
 
 // withdraw is the maker's new withdrawal out of wallet, confirmed.
@@ -98,7 +98,7 @@ func (q *quorumDesk) withdraw(t *testing.T, wallet string) servicedesk.Request {
 // decide signs the request's pending view with typ as email and sends it.
 func (q *quorumDesk) decide(email, id, typ string) (servicedesk.Request, error) {
 	ctx := context.Background()
-	view, err := q.desk.Pending(ctx, q.actor(email), id)
+	view, _, err := q.desk.Pending(ctx, q.actor(email), id)
 	if err != nil {
 		return servicedesk.Request{}, err
 	}
@@ -329,5 +329,93 @@ func TestBlockedAndAllowedRules(t *testing.T) {
 	wantCode(t, "a blocked withdrawal", err, apperr.CodeForbidden)
 	if r := q.withdraw(t, "ZQ-TW-TRUSTED"); r.Status != servicedesk.StatusCompleted || q.executions(r.ID) != 1 {
 		t.Errorf("an allowed withdrawal after its confirmation: %s, %d executions; want COMPLETED once", r.Status, q.executions(r.ID))
+	}
+}
+
+// propose is the maker's proposal of a policy whose rules are rulesJSON, confirmed.
+func (q *quorumDesk) propose(t *testing.T, rulesJSON string) (servicedesk.Request, error) {
+	t.Helper()
+	r, err := q.desk.Create(context.Background(), q.actor("m@zq"), servicedesk.Draft{ServiceID: servicedesk.ServicePolicyChange,
+		EndToEndID: uuid.NewString(), Payload: []byte(`{"rules":` + rulesJSON + `}`)})
+	if err != nil {
+		return r, err
+	}
+	return q.decide("m@zq", r.ID, servicedesk.TypeConfirm)
+}
+
+// TestPolicyChangesUnderFourEyes: a new policy version is a service request, refused when
+// it is proposed if it is invalid (naming the rule and the field), decided under the rule
+// the version in force has for policy changes (the default: one CHECKER besides the maker),
+// and adopted once authorised. Requests made afterwards follow it; of two proposals
+// against the same version, the second to be authorised fails.
+func TestPolicyChangesUnderFourEyes(t *testing.T) {
+	t.Parallel()
+	q := newQuorumDesk(t, quorumTeam)
+	invalid := []struct{ name, rules, code, field string }{
+		{"no catch-all", `[{"name":"large","wallets":["ZQ-TW-LARGE"],"action":"BLOCK"}]`, apperr.CodeFormat, "payload.rules[0]"},
+		{"a threshold larger than its group", `[{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"risk","users":["r1@zq"],"threshold":2}]}]`,
+			apperr.CodeLength, "payload.rules[0].groups[0].threshold"},
+		{"an unknown user", `[{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"risk","users":["ghost@zq"],"threshold":1}]}]`,
+			apperr.CodeFormat, "payload.rules[0].groups[0].users[0]"},
+		{"an unknown service", `[{"name":"x","operations":["0x0999-001"],"action":"BLOCK"},{"name":"rest","action":"ALLOW"}]`,
+			apperr.CodeFormat, "payload.rules[0].operations[0]"},
+		{"policy changes by one person", `[{"name":"rest","action":"ALLOW"}]`, apperr.CodeFormat, "payload.rules[0].action"},
+		{"an unknown field", `[{"name":"rest","action":"ALLOW","quorum":3}]`, apperr.CodeFormat, "payload.rules"},
+	}
+	for _, tt := range invalid {
+		_, err := q.propose(t, tt.rules)
+		var e *apperr.Error
+		if !errors.As(err, &e) || e.Code != tt.code || e.Field != tt.field {
+			t.Errorf("%s: %v, want %s on %s", tt.name, err, tt.code, tt.field)
+		}
+	}
+	if _, err := q.st.ActivePolicy(context.Background(), "ZQ"); !errors.Is(err, apperr.ErrNotFound) {
+		t.Fatalf("a refused proposal left a policy: %v", err)
+	}
+
+	v1 := `[{"name":"large","wallets":["ZQ-TW-LARGE"],"action":"REQUIRE_APPROVAL","combine":"AND","groups":[
+		{"name":"treasury","users":["t1@zq","t2@zq","t3@zq","both@zq"],"threshold":2},{"name":"risk","users":["r1@zq","both@zq"],"threshold":1}]},
+		{"name":"policy","operations":["policy.change"],"action":"REQUIRE_APPROVAL","groups":[{"name":"treasury","users":["t1@zq","t2@zq"],"threshold":2}]},
+		{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"checkers","roles":["CHECKER"],"threshold":1}]}]`
+	proposal, err := q.propose(t, v1)
+	if err != nil || proposal.Rule == nil || proposal.Rule.Name != "default" || proposal.PolicyVersion != 0 {
+		t.Fatalf("proposal %+v, %v; want decided by the default policy's rule", proposal.Rule, err)
+	}
+	rival, err := q.propose(t, `[{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"checkers","roles":["CHECKER"],"threshold":1}]}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = q.decide("m@zq", proposal.ID, servicedesk.TypeApprove)
+	wantCode(t, "the maker approves their own proposal", err, apperr.CodeForbidden)
+	if got, err := q.decide("r1@zq", proposal.ID, servicedesk.TypeApprove); err != nil || got.Status != servicedesk.StatusCompleted {
+		t.Fatalf("the checker approves: %s, %v; want COMPLETED", got.Status, err)
+	}
+	adopted, err := q.st.ActivePolicy(context.Background(), "ZQ")
+	if err != nil || adopted.Version != 1 || len(adopted.Rules) != 3 || adopted.RequestID != proposal.ID || adopted.Rules[0].Groups[1].Threshold != 1 {
+		t.Fatalf("policy in force: %+v, %v; want version 1 of request %s", adopted, err, proposal.ID)
+	}
+	if got, err := q.decide("r1@zq", rival.ID, servicedesk.TypeApprove); err != nil || got.Status != servicedesk.StatusFailed {
+		t.Errorf("a rival proposal against version 0 authorised after version 1 was adopted: %s, %v; want FAILED", got.Status, err)
+	}
+	if r := q.withdraw(t, "ZQ-TW-LARGE"); r.PolicyVersion != 1 || r.Rule.Name != "large" {
+		t.Errorf("a withdrawal after the change: version %d rule %+v, want version 1 rule large", r.PolicyVersion, r.Rule)
+	}
+
+	// Version 1's rule for policy changes needs two of treasury.
+	next, err := q.propose(t, `[{"name":"policy","operations":["policy.change"],"action":"REQUIRE_APPROVAL","groups":[{"name":"treasury","users":["t1@zq","t2@zq"],"threshold":2}]},
+		{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"checkers","roles":["CHECKER"],"threshold":1}]}]`)
+	if err != nil || next.Rule.Name != "policy" || next.PolicyVersion != 1 {
+		t.Fatalf("second proposal: rule %+v version %d, %v; want rule policy of version 1", next.Rule, next.PolicyVersion, err)
+	}
+	_, err = q.decide("r1@zq", next.ID, servicedesk.TypeApprove)
+	wantCode(t, "a CHECKER outside treasury", err, apperr.CodeForbidden)
+	if got, err := q.decide("t1@zq", next.ID, servicedesk.TypeApprove); err != nil || got.Status != servicedesk.StatusPendingAuthorisation {
+		t.Fatalf("one of two: %s, %v; want still pending", got.Status, err)
+	}
+	if got, err := q.decide("t2@zq", next.ID, servicedesk.TypeApprove); err != nil || got.Status != servicedesk.StatusCompleted {
+		t.Fatalf("two of two: %s, %v; want COMPLETED", got.Status, err)
+	}
+	if p, err := q.st.ActivePolicy(context.Background(), "ZQ"); err != nil || p.Version != 2 {
+		t.Errorf("policy in force: version %d, %v; want 2", p.Version, err)
 	}
 }

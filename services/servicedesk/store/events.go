@@ -32,12 +32,21 @@ var requestEventTypes = map[string]string{
 	servicedesk.StatusExpired:              "service_request.expired",
 }
 
-// requestEvent is the event of r entering its status from previous ("" for its creation).
+// approvalAddedEvent is the event of an approval short of the quorum: the request stays
+// pending authorisation.
+const approvalAddedEvent = "service_request.approval_added"
+
+// requestEvent is the event of r entering its status from previous ("" for its creation), or
+// of an approval that leaves it pending authorisation.
 func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (outbox.Draft, error) {
 	typ, ok := requestEventTypes[r.Status]
 	if !ok {
 		return outbox.Draft{}, fmt.Errorf("request %s: no event for status %q", r.ID, r.Status)
 	}
+	if previous == r.Status && r.Status == servicedesk.StatusPendingAuthorisation {
+		typ = approvalAddedEvent
+	}
+	rule, missing := r.DecidingRule(), int32(r.Tally().Missing())
 	checkers := []string{}
 	for _, v := range r.Versions {
 		if v.Role == servicedesk.RoleChecker && !slices.Contains(checkers, v.Actor) {
@@ -50,7 +59,8 @@ func requestEvent(ctx context.Context, r servicedesk.Request, previous string) (
 	data := &eventsv1.ServiceRequestEventData{RequestId: r.ID, ServiceId: r.ServiceID, Product: r.Product, ProductId: r.ProductID,
 		RequestType: r.RequestType, EndToEndId: r.EndToEndID, CompanyId: r.CompanyID, Status: r.Status, PreviousStatus: outbox.IfSet(previous),
 		EntityIds: r.EntityIDs, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy, Checkers: checkers,
-		CreatedAt: apitime.Format(r.CreatedAt), UpdatedAt: apitime.Format(r.UpdatedAt), ExpiresAt: apitime.Format(r.ExpiresAt)}
+		CreatedAt: apitime.Format(r.CreatedAt), UpdatedAt: apitime.Format(r.UpdatedAt), ExpiresAt: apitime.Format(r.ExpiresAt),
+		PolicyVersion: r.PolicyVersion, Rule: rule.Name, ApprovalsMissing: missing}
 	return outbox.Draft{Type: typ, CompanyID: r.CompanyID, EntityType: EntityServiceRequest, EntityID: r.ID, Data: data,
 		RequestID: outbox.RequestID(ctx)}, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/internal/outbox"
 	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 	"github.com/zcustody/suite/services/servicedesk/store"
 )
 
@@ -278,15 +279,16 @@ func TestRequestEventData(t *testing.T) {
 	}
 	base := map[string]any{"requestId": "SERV-REQ-DATA", "serviceId": catalog.CustodyWalletCreate, "product": r.Product,
 		"productId": "0x0013", "requestType": r.RequestType, "endToEndId": "e2e-SERV-REQ-DATA", "companyId": "ZT",
-		"entityIds": []any{"W-1"}, "createdBy": maker, "createdAt": "2026-11-26T09:00:00.000Z", "expiresAt": "2026-12-03T09:00:00.000Z"}
+		"entityIds": []any{"W-1"}, "createdBy": maker, "createdAt": "2026-11-26T09:00:00.000Z", "expiresAt": "2026-12-03T09:00:00.000Z",
+		"policyVersion": "0", "rule": "default"} // a request made before policies: the default policy's rule
 	want := []map[string]any{
-		{"status": "PENDING CONFIRMATION", "updatedBy": maker, "checkers": []any{}, "updatedAt": "2026-11-26T09:00:00.000Z"},
+		{"status": "PENDING CONFIRMATION", "updatedBy": maker, "checkers": []any{}, "updatedAt": "2026-11-26T09:00:00.000Z", "approvalsMissing": float64(1)},
 		{"status": "PENDING AUTHORISATION", "previousStatus": "PENDING CONFIRMATION", "updatedBy": maker, "checkers": []any{},
-			"updatedAt": "2026-11-26T09:01:00.000Z"},
+			"updatedAt": "2026-11-26T09:01:00.000Z", "approvalsMissing": float64(1)},
 		{"status": "AUTHORISED", "previousStatus": "PENDING AUTHORISATION", "updatedBy": checker, "checkers": []any{checker},
-			"updatedAt": "2026-11-26T09:02:00.000Z"},
+			"updatedAt": "2026-11-26T09:02:00.000Z", "approvalsMissing": float64(0)},
 		{"status": "COMPLETED", "previousStatus": "AUTHORISED", "updatedBy": checker, "checkers": []any{checker},
-			"updatedAt": "2026-11-26T09:03:00.000Z"},
+			"updatedAt": "2026-11-26T09:03:00.000Z", "approvalsMissing": float64(0)},
 	}
 	if len(logged) != len(want) {
 		t.Fatalf("the log holds %d events, want %d", len(logged), len(want))
@@ -381,5 +383,60 @@ func TestLostChangesStageNothing(t *testing.T) {
 	}
 	if last := p.Events[len(p.Events)-1]; last.RequestID == requestID(9) {
 		t.Errorf("the stale cancellation's request id %s is on the last event", last.RequestID)
+	}
+}
+
+// TestApprovalShortOfTheQuorumIsAnEvent: under a rule that needs two CHECKERs, the first
+// approval keeps the request pending authorisation and is a service_request.approval_added
+// event naming the rule, its policy version and the approval still missing; the second
+// authorises it.
+func TestApprovalShortOfTheQuorumIsAnEvent(t *testing.T) {
+	t.Parallel()
+	st, coll, log := eventsSetup(t)
+	ctx := context.Background()
+	svc, _ := servicedesk.Lookup(catalog.CustodyWalletCreate)
+	payload := `{"walletId":"W-1"}`
+	r := servicedesk.NewRequest("SERV-REQ-TWO", servicedesk.Maker{Email: maker, CompanyID: "ZT", CompanyName: "ZT Ltd"}, svc,
+		"e2e-two", payload, servicedesk.BodyHash(svc.ID, payload), created)
+	r.PolicyVersion, r.Rule = 4, &policy.Rule{Name: "two checkers", Action: policy.ActionApprove, Combine: policy.CombineAnd,
+		Groups: []policy.Group{{Name: "checkers", Roles: []string{servicedesk.RoleChecker}, Threshold: 2}}}
+	if err := st.InsertRequest(call(requestID(1)), r); err != nil {
+		t.Fatal(err)
+	}
+	second := decide("checker2@zt.example", servicedesk.RoleChecker, servicedesk.TypeApprove)
+	for i, next := range []func(*testing.T, servicedesk.Request) servicedesk.Transition{confirm, approve, second} {
+		var err error
+		if r, err = st.Apply(call(requestID(i+2)), r, next(t, r), created.Add(time.Duration(i+1)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := outbox.NewRelay(coll, log, nil).Once(ctx); err != nil || n != 4 {
+		t.Fatalf("relay = %d, %v; want 4 events", n, err)
+	}
+	logged, err := log.Events(ctx, "service_request", r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range logged {
+		var data struct {
+			Status           string `json:"status"`
+			PolicyVersion    string `json:"policyVersion"`
+			Rule             string `json:"rule"`
+			ApprovalsMissing int    `json:"approvalsMissing"`
+		}
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s@%s missing %d", e.Type, data.Status, data.Rule, data.PolicyVersion, data.ApprovalsMissing))
+	}
+	want := []string{
+		"service_request.created PENDING CONFIRMATION two checkers@4 missing 2",
+		"service_request.confirmed PENDING AUTHORISATION two checkers@4 missing 2",
+		"service_request.approval_added PENDING AUTHORISATION two checkers@4 missing 1",
+		"service_request.authorised AUTHORISED two checkers@4 missing 0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

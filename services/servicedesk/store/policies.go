@@ -86,18 +86,52 @@ func (s *Store) InsertPolicy(ctx context.Context, p policy.Policy) error {
 
 // ActivePolicy returns the company's latest policy version, or apperr.ErrNotFound.
 func (s *Store) ActivePolicy(ctx context.Context, companyID string) (policy.Policy, error) {
+	return s.findPolicy(ctx, bson.D{{Key: "companyId", Value: companyID}},
+		options.FindOne().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "version", Value: -1}}))
+}
+
+// Policy returns one version of the company's policy, or apperr.ErrNotFound.
+func (s *Store) Policy(ctx context.Context, companyID string, version int64) (policy.Policy, error) {
+	return s.findPolicy(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("%s:%d", companyID, version)}})
+}
+
+func (s *Store) findPolicy(ctx context.Context, filter bson.D, opts ...options.Lister[options.FindOneOptions]) (policy.Policy, error) {
 	var doc policyDoc
-	err := s.db.Collection(colPolicies).FindOne(ctx, bson.D{{Key: "companyId", Value: companyID}},
-		options.FindOne().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "version", Value: -1}})).Decode(&doc)
+	err := s.db.Collection(colPolicies).FindOne(ctx, filter, opts...).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return policy.Policy{}, fmt.Errorf("policy of %s: %w", companyID, apperr.ErrNotFound)
+		return policy.Policy{}, fmt.Errorf("policy: %w", apperr.ErrNotFound)
 	}
 	if err != nil {
-		return policy.Policy{}, fmt.Errorf("read the policy of %s: %w", companyID, err)
+		return policy.Policy{}, fmt.Errorf("read policy: %w", err)
 	}
+	return doc.policy(), nil
+}
+
+func (doc policyDoc) policy() policy.Policy {
 	p := policy.Policy{CompanyID: doc.CompanyID, Version: doc.Version, RequestID: doc.RequestID, CreatedBy: doc.CreatedBy, CreatedAt: doc.CreatedAt.UTC()}
 	for _, r := range doc.Rules {
 		p.Rules = append(p.Rules, r.rule())
 	}
-	return p, nil
+	return p
+}
+
+// MaxPolicyVersions bounds the versions PolicyVersions lists (the newest first).
+const MaxPolicyVersions = 100
+
+// PolicyVersions returns the company's policy versions, newest first, at most limit.
+func (s *Store) PolicyVersions(ctx context.Context, companyID string, limit int64) ([]policy.Policy, error) {
+	cur, err := s.db.Collection(colPolicies).Find(ctx, bson.D{{Key: "companyId", Value: companyID}},
+		options.Find().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "version", Value: -1}}).SetLimit(min(limit, MaxPolicyVersions)))
+	if err != nil {
+		return nil, fmt.Errorf("read the policies of %s: %w", companyID, err)
+	}
+	var docs []policyDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read the policies of %s: %w", companyID, err)
+	}
+	out := make([]policy.Policy, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.policy())
+	}
+	return out, nil
 }

@@ -170,3 +170,25 @@ func fromUserDoc(doc userDoc) servicedesk.User {
 	return servicedesk.User{ID: doc.UserID, Email: doc.Email, CompanyID: doc.CompanyID, Roles: doc.Roles,
 		Entitlements: doc.Entitlements, Active: doc.Active, PublicKey: doc.PublicKey}
 }
+
+// MaxCompanyUsers bounds the users CompanyUsers reads (a company's API users; a policy names
+// them).
+const MaxCompanyUsers = 1000
+
+// CompanyUsers returns the company's users (by the company_email index), at most
+// MaxCompanyUsers.
+func (s *Store) CompanyUsers(ctx context.Context, companyID string) ([]servicedesk.User, error) {
+	cur, err := s.db.Collection(colUsers).Find(ctx, bson.D{{Key: "companyId", Value: companyID}}, options.Find().SetLimit(MaxCompanyUsers))
+	if err != nil {
+		return nil, fmt.Errorf("read the users of %s: %w", companyID, err)
+	}
+	var docs []userDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read the users of %s: %w", companyID, err)
+	}
+	out := make([]servicedesk.User, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, fromUserDoc(d))
+	}
+	return out, nil
+}

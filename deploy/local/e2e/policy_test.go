@@ -1,0 +1,136 @@
+package e2e_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/zcustody/suite/deploy/local/demo"
+)
+
+// Paths of the approval policy extensions.
+const (
+	policyPath         = "/v3/api/servicedesk/policy"
+	policyVersionsPath = "/v3/api/servicedesk/policy/versions"
+	policyDryRunPath   = "/v3/api/servicedesk/policy/dry-run"
+	policyChange       = "0x0001-001"
+)
+
+type quorumAnswer struct {
+	PolicyVersion string `json:"policyVersion"`
+	Rule          string `json:"rule"`
+	Action        string `json:"action"`
+	Met           bool   `json:"met"`
+	Groups        []struct {
+		Name      string `json:"name"`
+		Threshold int    `json:"threshold"`
+		Approvals int    `json:"approvals"`
+		Missing   int    `json:"missing"`
+	} `json:"groups"`
+	Approvers []string `json:"approvers"`
+}
+
+// String is "rule@version: group approvals/threshold (missing n) …".
+func (q quorumAnswer) String() string {
+	version := q.PolicyVersion
+	if version == "" {
+		version = "0" // a zero int64 is left out of the JSON
+	}
+	s := fmt.Sprintf("%s@%s %s met=%v", q.Rule, version, q.Action, q.Met)
+	for _, g := range q.Groups {
+		s += fmt.Sprintf(" %s %d/%d missing %d", g.Name, g.Approvals, g.Threshold, g.Missing)
+	}
+	return s
+}
+
+type policyAnswer struct {
+	Version   string `json:"version"`
+	RequestID string `json:"requestId"`
+	Rules     []struct {
+		Name   string `json:"name"`
+		Action string `json:"action"`
+	} `json:"rules"`
+}
+
+// ztestRules keeps ZTEST's behaviour for the other tests (beneficiaries on the maker's word,
+// everything else one CHECKER) and makes policy changes need two CHECKERs.
+var ztestRules = []map[string]any{
+	{"name": "beneficiaries", "operations": []string{"0x0007-004"}, "action": "ALLOW"},
+	{"name": "policy changes", "operations": []string{"policy.change"}, "action": "REQUIRE_APPROVAL",
+		"groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 2}}},
+	{"name": "rest", "action": "REQUIRE_APPROVAL", "groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 1}}},
+}
+
+func pendingQuorum(t *testing.T, role, requestID string) quorumAnswer {
+	t.Helper()
+	var got struct {
+		Quorum quorumAnswer `json:"quorum"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, role), http.MethodPost, pendingPath, mustJSON(t, map[string]string{"requestId": requestID})), &got)
+	return got.Quorum
+}
+
+func readPolicy(t *testing.T) policyAnswer {
+	t.Helper()
+	var got policyAnswer
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, viewer), http.MethodPost, policyPath, []byte(`{}`)), &got)
+	return got
+}
+
+// TestPolicyChangeNeedsTwoPeople: ZTEST reads its policy (the default, version 0) and dry-runs
+// a request against it; an invalid proposal is refused at creation naming the rule and the
+// field; a valid one is decided under the default's rule (the maker cannot approve it, one
+// CHECKER does) and adopted as version 1, whose rule for policy changes then needs two
+// CHECKERs: the pending view shows the one still missing until the second approves.
+func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
+	if got := readPolicy(t); got.Version != "0" || len(got.Rules) != 2 || got.Rules[1].Name != "default" {
+		t.Fatalf("ZTEST's policy before any change = %+v, want the default (version 0)", got)
+	}
+	var dry struct {
+		Quorum quorumAnswer `json:"quorum"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, policyDryRunPath,
+		mustJSON(t, map[string]any{"serviceId": "0x0013-001", "payload": custodyWalletPayload("dry run")})), &dry)
+	if got := dry.Quorum.String(); got != "default@0 REQUIRE_APPROVAL met=false checkers 0/1 missing 1" {
+		t.Errorf("dry run = %s", got)
+	}
+
+	bad := []map[string]any{{"name": "rest", "action": "REQUIRE_APPROVAL", "groups": []map[string]any{{"name": "everyone", "roles": []string{"CHECKER"}, "threshold": 3}}}}
+	r := do(t, newClient(demo.CompanyZTEST, maker), http.MethodPost, createPath, createBody(t, policyChange, map[string]any{"rules": bad}))
+	if msg := wantError(t, r, http.StatusBadRequest, "ER-103"); !strings.Contains(msg, `rule "rest"`) || !strings.Contains(msg, "threshold") {
+		t.Errorf("an invalid proposal is refused with %q, which names neither the rule nor the threshold", msg)
+	}
+
+	first := create(t, demo.CompanyZTEST, maker, createBody(t, policyChange, map[string]any{"rules": ztestRules})).RequestID
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, first, "", ""), "PENDING AUTHORISATION")
+	wantError(t, act(t, demo.CompanyZTEST, maker, first, "Approve", ""), http.StatusForbidden, "ER-403") // never the maker
+	if got := pendingQuorum(t, checker, first).String(); got != "default@0 REQUIRE_APPROVAL met=false checkers 0/1 missing 1" {
+		t.Errorf("first proposal's quorum = %s", got)
+	}
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, first, "Approve", ""), "COMPLETED")
+	if got := readPolicy(t); got.Version != "1" || got.RequestID != first || len(got.Rules) != 3 {
+		t.Fatalf("ZTEST's policy after the first change = %+v, want version 1 of %s", got, first)
+	}
+
+	second := create(t, demo.CompanyZTEST, maker, createBody(t, policyChange, map[string]any{"rules": ztestRules})).RequestID
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, second, "", ""), "PENDING AUTHORISATION")
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), "PENDING AUTHORISATION")
+	q := pendingQuorum(t, admin, second)
+	if got := q.String(); got != "policy changes@1 REQUIRE_APPROVAL met=false checkers 1/2 missing 1" || fmt.Sprint(q.Approvers) != "["+demo.UserEmail("ztest", checker)+"]" {
+		t.Errorf("second proposal's quorum = %s, approvers %v", got, q.Approvers)
+	}
+	wantError(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), http.StatusConflict, "ER-409") // once each
+	wantStatus(t, act(t, demo.CompanyZTEST, admin, second, "Approve", ""), "COMPLETED")
+	var versions struct {
+		Items []policyAnswer `json:"items"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, viewer), http.MethodPost, policyVersionsPath, []byte(`{}`)), &versions)
+	var got []string
+	for _, v := range versions.Items {
+		got = append(got, v.Version+":"+v.RequestID)
+	}
+	if want := fmt.Sprintf("[2:%s 1:%s 0:]", second, first); fmt.Sprint(got) != want {
+		t.Errorf("policy versions = %v, want %s", got, want)
+	}
+}

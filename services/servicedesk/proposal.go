@@ -1,0 +1,268 @@
+package servicedesk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/principal"
+	"github.com/zcustody/suite/services/internal/catalog"
+	"github.com/zcustody/suite/services/internal/ledger"
+	"github.com/zcustody/suite/services/servicedesk/policy"
+)
+
+// A policy change (ServicePolicyChange) is a service request like any other, decided under
+// the rule the company's policy in force has for policy changes (policy.OpPolicyChange, which
+// always needs at least two people), and owned by the service desk itself: proposals are
+// the Owners the desk wraps around the owners' plugin API.
+type proposals struct {
+	Owners
+	desk *Desk
+}
+
+// policyEntity is the entity id a proposal reserves: the version it would adopt.
+func policyEntity(companyID string, version int64) string {
+	return fmt.Sprintf("%s:policy:%d", companyID, version)
+}
+
+// Validate checks a proposed policy against the company as it is (policy.Validate, naming
+// the rule and field under payload.rules) and reserves the next version: the one after the
+// version in force when it was proposed.
+func (p proposals) Validate(ctx context.Context, r Request, venues []string) (Validated, error) {
+	if r.Owner != catalog.Servicedesk {
+		return p.Owners.Validate(ctx, r, venues)
+	}
+	proposed, err := p.desk.proposedPolicy(ctx, r)
+	if err != nil {
+		return Validated{}, err
+	}
+	details, err := json.Marshal([]map[string]any{{"policyVersion": proposed.Version, "rules": len(proposed.Rules)}})
+	if err != nil {
+		return Validated{}, err
+	}
+	return Validated{EntityIDs: []string{policyEntity(r.CompanyID, proposed.Version)}, Details: string(details)}, nil
+}
+
+// Execute adopts an authorised proposal as the version it reserved. Another proposal that
+// adopted that version first refuses this one (FAILED: propose again against the version in
+// force); adopting it again is a no-op.
+func (p proposals) Execute(ctx context.Context, r Request, venues []string) error {
+	if r.Owner != catalog.Servicedesk {
+		return p.Owners.Execute(ctx, r, venues)
+	}
+	version, err := reservedVersion(r)
+	if err != nil {
+		return &OwnerError{Failure: Refused, Code: "FailedPrecondition", Reason: err.Error()}
+	}
+	rules, err := parseRules(r.Payload)
+	if err != nil {
+		return &OwnerError{Failure: Refused, Code: "FailedPrecondition", Reason: err.Error()}
+	}
+	adopted := policy.Policy{CompanyID: r.CompanyID, Version: version, Rules: rules, RequestID: r.ID, CreatedBy: r.CreatedBy, CreatedAt: p.desk.now()}
+	err = p.desk.store.InsertPolicy(ctx, adopted)
+	if !errors.Is(err, apperr.ErrExists) {
+		return err
+	}
+	current, err := p.desk.store.Policy(ctx, r.CompanyID, version)
+	if err != nil {
+		return err
+	}
+	if current.RequestID == r.ID {
+		return nil
+	}
+	return &OwnerError{Failure: Refused, Code: "FailedPrecondition",
+		Reason: fmt.Sprintf("policy version %d was adopted by request %s after this one was proposed; propose again against it", version, current.RequestID)}
+}
+
+// reservedVersion is the version a proposal reserved (its entity id).
+func reservedVersion(r Request) (int64, error) {
+	prefix := r.CompanyID + ":policy:"
+	for _, id := range r.EntityIDs {
+		if v, ok := strings.CutPrefix(id, prefix); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("request %s reserved no policy version", r.ID)
+}
+
+// proposedPolicy reads and validates a proposal's payload as the version after the one in
+// force.
+func (d *Desk) proposedPolicy(ctx context.Context, r Request) (policy.Policy, error) {
+	rules, err := parseRules(r.Payload)
+	if err != nil {
+		return policy.Policy{}, err
+	}
+	current, err := d.activePolicy(ctx, r.CompanyID)
+	if err != nil {
+		return policy.Policy{}, err
+	}
+	known, err := d.known(ctx, r.CompanyID)
+	if err != nil {
+		return policy.Policy{}, err
+	}
+	proposed := policy.Policy{CompanyID: r.CompanyID, Version: current.Version + 1, Rules: rules}
+	if err := policy.Validate(proposed, known); err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			ae.Field = "payload." + ae.Field
+		}
+		return policy.Policy{}, err
+	}
+	return proposed, nil
+}
+
+// activePolicy is the company's policy in force: its latest version, or the default.
+func (d *Desk) activePolicy(ctx context.Context, companyID string) (policy.Policy, error) {
+	p, err := d.store.ActivePolicy(ctx, companyID)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return DefaultPolicy(companyID), nil
+	}
+	return p, err
+}
+
+// known is what a policy of the company may name: its active users, the catalog, the
+// currencies and the roles.
+func (d *Desk) known(ctx context.Context, companyID string) (policy.Known, error) {
+	users, err := d.store.CompanyUsers(ctx, companyID)
+	if err != nil {
+		return policy.Known{}, err
+	}
+	k := policy.Known{Roles: []string{principal.RoleViewer, principal.RoleMaker, principal.RoleChecker}}
+	for _, u := range users {
+		if u.Active {
+			k.Users = append(k.Users, policy.Approver{Email: u.Email, Roles: u.Roles})
+		}
+	}
+	for _, s := range Catalog() {
+		k.Services = append(k.Services, s.ID)
+	}
+	for _, c := range ledger.Currencies() {
+		if !slices.Contains(k.Currencies, c.Code) {
+			k.Currencies = append(k.Currencies, c.Code)
+		}
+	}
+	return k, nil
+}
+
+// ruleJSON is a rule as a proposal's payload and the policy API write it.
+type ruleJSON struct {
+	Name         string      `json:"name"`
+	Operations   []string    `json:"operations,omitempty"`
+	Wallets      []string    `json:"wallets,omitempty"`
+	Currencies   []string    `json:"currencies,omitempty"`
+	MinUSD       string      `json:"minUsd,omitempty"`
+	Destinations []string    `json:"destinations,omitempty"`
+	Action       string      `json:"action"`
+	Groups       []groupJSON `json:"groups,omitempty"`
+	Combine      string      `json:"combine,omitempty"`
+}
+
+type groupJSON struct {
+	Name      string   `json:"name"`
+	Users     []string `json:"users,omitempty"`
+	Roles     []string `json:"roles,omitempty"`
+	Threshold int      `json:"threshold"`
+}
+
+// parseRules reads a proposal's payload, {"rules": [...]}, strictly: an unknown field or a
+// value of the wrong type is a 400 on payload.rules. A rule requiring approvals without a
+// combine combines its groups with AND.
+func parseRules(payload string) ([]policy.Rule, error) {
+	var body struct {
+		Rules []ruleJSON `json:"rules"`
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(payload)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return nil, apperr.Invalid(apperr.CodeFormat, "payload.rules", "payload.rules must be a list of rules {name, operations, wallets, currencies, minUsd, destinations, action, groups, combine}: %v", err)
+	}
+	rules := make([]policy.Rule, 0, len(body.Rules))
+	for _, r := range body.Rules {
+		rule := policy.Rule{Name: r.Name, Operations: r.Operations, Wallets: r.Wallets, Currencies: r.Currencies, MinUSD: r.MinUSD,
+			Destinations: r.Destinations, Action: r.Action, Combine: r.Combine}
+		if rule.Action == policy.ActionApprove && rule.Combine == "" {
+			rule.Combine = policy.CombineAnd
+		}
+		for _, g := range r.Groups {
+			rule.Groups = append(rule.Groups, policy.Group(g))
+		}
+		rules = append(rules, rule)
+	}
+	return rules, nil
+}
+
+// RulesJSON is rules as the policy API shows them (the shape a proposal's payload takes).
+func RulesJSON(rules []policy.Rule) []map[string]any {
+	out := make([]map[string]any, 0, len(rules))
+	for _, r := range rules {
+		groups := make([]groupJSON, 0, len(r.Groups))
+		for _, g := range r.Groups {
+			groups = append(groups, groupJSON(g))
+		}
+		raw, _ := json.Marshal(ruleJSON{Name: r.Name, Operations: r.Operations, Wallets: r.Wallets, Currencies: r.Currencies,
+			MinUSD: r.MinUSD, Destinations: r.Destinations, Action: r.Action, Groups: groups, Combine: r.Combine})
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		out = append(out, m)
+	}
+	return out
+}
+
+// MaxPolicyVersions bounds the versions PolicyVersions lists.
+const MaxPolicyVersions = 100
+
+// Policy returns a version of the actor's company's policy: the one in force for version 0
+// (the default policy when it adopted none); an unknown version is 404 on version.
+func (d *Desk) Policy(ctx context.Context, a Actor, version int64) (policy.Policy, error) {
+	if version == 0 {
+		return d.activePolicy(ctx, a.CompanyID)
+	}
+	p, err := d.store.Policy(ctx, a.CompanyID, version)
+	if errors.Is(err, apperr.ErrNotFound) {
+		return p, apperr.NotFound("version", strconv.FormatInt(version, 10))
+	}
+	return p, err
+}
+
+// PolicyVersions lists the actor's company's policy versions, newest first, ending with the
+// default policy (version 0) the first adopted version replaced.
+func (d *Desk) PolicyVersions(ctx context.Context, a Actor) ([]policy.Policy, error) {
+	versions, err := d.store.PolicyVersions(ctx, a.CompanyID, MaxPolicyVersions)
+	if err != nil {
+		return nil, err
+	}
+	if len(versions) < MaxPolicyVersions {
+		versions = append(versions, DefaultPolicy(a.CompanyID))
+	}
+	return versions, nil
+}
+
+// DryRun answers which rule of the policy in force would decide a request of the actor with
+// draft's body, without storing anything: the draft is checked as create checks it (service,
+// entitlement, template), but not by its owner. A request a rule blocks is answered with
+// that rule.
+func (d *Desk) DryRun(ctx context.Context, a Actor, draft Draft) (policy.Policy, policy.Rule, error) {
+	draft.EndToEndID = "00000000-0000-4000-8000-000000000000" // not used: nothing is stored
+	if draft.Payload == nil {
+		draft.Payload = []byte("{}")
+	}
+	svc, payload, err := d.checkDraft(ctx, a, draft)
+	if err != nil {
+		return policy.Policy{}, policy.Rule{}, err
+	}
+	p, err := d.activePolicy(ctx, a.CompanyID)
+	if err != nil {
+		return p, policy.Rule{}, err
+	}
+	i := p.Match(SubjectOf(svc, payload))
+	if i < 0 {
+		return p, policy.Rule{}, fmt.Errorf("policy version %d of %s matches no rule for %s", p.Version, a.CompanyID, svc.ID)
+	}
+	return p, p.Rules[i], nil
+}
