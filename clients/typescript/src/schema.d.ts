@@ -4309,6 +4309,38 @@ export interface components {
             networkFee?: string;
         };
         /**
+         * Approval
+         * @description One approval of a service request.
+         */
+        Approval: {
+            /**
+             * approver
+             * @description The approver's e-mail.
+             */
+            approver?: string;
+            /**
+             * roles
+             * @description Their roles when they approved.
+             */
+            roles?: string[];
+            /**
+             * version_number
+             * Format: int32
+             * @description The version that recorded the approval.
+             */
+            versionNumber?: number;
+            /**
+             * timestamp
+             * @description ISO 8601 UTC.
+             */
+            timestamp?: string;
+            /**
+             * signature
+             * @description Their approval signature (base64 DER ECDSA P-256 over the canonical request object).
+             */
+            signature?: string;
+        };
+        /**
          * ApprovalGroup
          * @description An approval group: named users and/or the holders of roles, and how many must approve.
          */
@@ -4419,6 +4451,25 @@ export interface components {
              * @description Documented integer per action.
              */
             versionAction?: number;
+            /**
+             * policy_version
+             * Format: int64
+             * @description Extension: the version of the company's approval policy that decides the request (0: the
+             *      default policy), fixed when the request was made.
+             */
+            policyVersion?: number | string;
+            /**
+             * rule
+             * @description Extension: the rule of that version that matched the request.
+             */
+            rule?: string;
+            /**
+             * approvals
+             * @description Extension: the approvals collected up to this version, in order: each approver, their
+             *      roles then, and the signature they approved with (verifiable with their registered key
+             *      over the request object `pending` showed them).
+             */
+            approvals?: components["schemas"]["Approval"][];
         };
         /**
          * CancelRequestRequest

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zcustody/suite/deploy/local/demo"
+	"github.com/zcustody/suite/platform/signing"
 )
 
 // Paths of the approval policy extensions.
@@ -59,7 +60,7 @@ var ztestRules = []map[string]any{
 	{"name": "beneficiaries", "operations": []string{"0x0007-004"}, "action": "ALLOW"},
 	{"name": "policy changes", "operations": []string{"policy.change"}, "action": "REQUIRE_APPROVAL",
 		"groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 2}}},
-	{"name": "rest", "action": "REQUIRE_APPROVAL", "groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 1}}},
+	{"name": "default", "action": "REQUIRE_APPROVAL", "groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 1}}},
 }
 
 func pendingQuorum(t *testing.T, role, requestID string) quorumAnswer {
@@ -115,6 +116,8 @@ func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 
 	second := create(t, demo.CompanyZTEST, maker, createBody(t, policyChange, map[string]any{"rules": ztestRules})).RequestID
 	wantStatus(t, act(t, demo.CompanyZTEST, maker, second, "", ""), "PENDING AUTHORISATION")
+	signed := pending(t, demo.CompanyZTEST, viewer, second).Request // what every approver of the quorum signs
+	signed["type"] = "Approve"
 	wantStatus(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), "PENDING AUTHORISATION")
 	q := pendingQuorum(t, admin, second)
 	if got := q.String(); got != "policy changes@1 REQUIRE_APPROVAL met=false checkers 1/2 missing 1" || fmt.Sprint(q.Approvers) != "["+demo.UserEmail("ztest", checker)+"]" {
@@ -122,6 +125,43 @@ func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 	}
 	wantError(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), http.StatusConflict, "ER-409") // once each
 	wantStatus(t, act(t, demo.CompanyZTEST, admin, second, "Approve", ""), "COMPLETED")
+
+	// The audit trail shows the rule, its version and each approval with a signature that
+	// still verifies with the approver's registered key.
+	var audit []struct {
+		Items []struct {
+			VersionNumber int    `json:"versionNumber"`
+			PolicyVersion string `json:"policyVersion"`
+			Rule          string `json:"rule"`
+			Approvals     []struct {
+				Approver  string   `json:"approver"`
+				Roles     []string `json:"roles"`
+				Signature string   `json:"signature"`
+			} `json:"approvals"`
+		} `json:"items"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, viewer), http.MethodPost, "/v3/api/servicedesk/audit-trail",
+		mustJSON(t, map[string]any{"requestIds": []string{second}, "sort": map[string]string{"by": "id", "order": "DESC"}, "paginationLimit": 1})), &audit)
+	if len(audit) != 1 || len(audit[0].Items) != 1 {
+		t.Fatalf("audit trail = %+v, want the last version of %s", audit, second)
+	}
+	last := audit[0].Items[0]
+	if last.PolicyVersion != "1" || last.Rule != "policy changes" || len(last.Approvals) != 2 {
+		t.Fatalf("audit trail's last version = %+v, want rule policy changes of version 1 with two approvals", last)
+	}
+	for i, role := range []string{checker, admin} {
+		a := last.Approvals[i]
+		pub, err := demo.Key("ztest-" + role + ".pub.pem")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Approver != demo.UserEmail("ztest", role) || len(a.Roles) == 0 {
+			t.Errorf("approval %d = %+v, want %s with their roles", i, a, role)
+		}
+		if err := signing.VerifyApproval(string(pub), mustJSON(t, signed), a.Signature); err != nil {
+			t.Errorf("%s's approval signature does not verify: %v", role, err)
+		}
+	}
 	var versions struct {
 		Items []policyAnswer `json:"items"`
 	}

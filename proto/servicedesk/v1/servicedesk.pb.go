@@ -2142,6 +2142,15 @@ type AuditTrailEntry struct {
 	VersionNumber int32 `protobuf:"varint,3,opt,name=version_number,json=versionNumber,proto3" json:"version_number,omitempty"`
 	// Documented integer per action.
 	VersionAction int32 `protobuf:"varint,4,opt,name=version_action,json=versionAction,proto3" json:"version_action,omitempty"`
+	// Extension: the version of the company's approval policy that decides the request (0: the
+	// default policy), fixed when the request was made.
+	PolicyVersion int64 `protobuf:"varint,5,opt,name=policy_version,json=policyVersion,proto3" json:"policy_version,omitempty"`
+	// Extension: the rule of that version that matched the request.
+	Rule string `protobuf:"bytes,6,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Extension: the approvals collected up to this version, in order: each approver, their
+	// roles then, and the signature they approved with (verifiable with their registered key
+	// over the request object `pending` showed them).
+	Approvals     []*Approval `protobuf:"bytes,7,rep,name=approvals,proto3" json:"approvals,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2204,6 +2213,109 @@ func (x *AuditTrailEntry) GetVersionAction() int32 {
 	return 0
 }
 
+func (x *AuditTrailEntry) GetPolicyVersion() int64 {
+	if x != nil {
+		return x.PolicyVersion
+	}
+	return 0
+}
+
+func (x *AuditTrailEntry) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *AuditTrailEntry) GetApprovals() []*Approval {
+	if x != nil {
+		return x.Approvals
+	}
+	return nil
+}
+
+// One approval of a service request.
+type Approval struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approver's e-mail.
+	Approver string `protobuf:"bytes,1,opt,name=approver,proto3" json:"approver,omitempty"`
+	// Their roles when they approved.
+	Roles []string `protobuf:"bytes,2,rep,name=roles,proto3" json:"roles,omitempty"`
+	// The version that recorded the approval.
+	VersionNumber int32 `protobuf:"varint,3,opt,name=version_number,json=versionNumber,proto3" json:"version_number,omitempty"`
+	// ISO 8601 UTC.
+	Timestamp string `protobuf:"bytes,4,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// Their approval signature (base64 DER ECDSA P-256 over the canonical request object).
+	Signature     string `protobuf:"bytes,5,opt,name=signature,proto3" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Approval) Reset() {
+	*x = Approval{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Approval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Approval) ProtoMessage() {}
+
+func (x *Approval) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Approval.ProtoReflect.Descriptor instead.
+func (*Approval) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *Approval) GetApprover() string {
+	if x != nil {
+		return x.Approver
+	}
+	return ""
+}
+
+func (x *Approval) GetRoles() []string {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
+func (x *Approval) GetVersionNumber() int32 {
+	if x != nil {
+		return x.VersionNumber
+	}
+	return 0
+}
+
+func (x *Approval) GetTimestamp() string {
+	if x != nil {
+		return x.Timestamp
+	}
+	return ""
+}
+
+func (x *Approval) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
 // Actions of one role on a request.
 type ProcessingSummaryItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2225,7 +2337,7 @@ type ProcessingSummaryItem struct {
 
 func (x *ProcessingSummaryItem) Reset() {
 	*x = ProcessingSummaryItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2349,7 @@ func (x *ProcessingSummaryItem) String() string {
 func (*ProcessingSummaryItem) ProtoMessage() {}
 
 func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2362,7 @@ func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingSummaryItem.ProtoReflect.Descriptor instead.
 func (*ProcessingSummaryItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{31}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ProcessingSummaryItem) GetRole() string {
@@ -2312,7 +2424,7 @@ type ProcessingStep struct {
 
 func (x *ProcessingStep) Reset() {
 	*x = ProcessingStep{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2324,7 +2436,7 @@ func (x *ProcessingStep) String() string {
 func (*ProcessingStep) ProtoMessage() {}
 
 func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2337,7 +2449,7 @@ func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingStep.ProtoReflect.Descriptor instead.
 func (*ProcessingStep) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{32}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ProcessingStep) GetName() string {
@@ -2575,13 +2687,22 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
 	"AuditTrail\x12\x14\n" +
 	"\x05total\x18\x01 \x01(\x05R\x05total\x125\n" +
-	"\x05items\x18\x02 \x03(\v2\x1f.servicedesk.v1.AuditTrailEntryR\x05items\"\xdf\x01\n" +
+	"\x05items\x18\x02 \x03(\v2\x1f.servicedesk.v1.AuditTrailEntryR\x05items\"\xd2\x02\n" +
 	"\x0fAuditTrailEntry\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12_\n" +
 	"\x18processing_summary_items\x18\x02 \x03(\v2%.servicedesk.v1.ProcessingSummaryItemR\x16processingSummaryItems\x12%\n" +
 	"\x0eversion_number\x18\x03 \x01(\x05R\rversionNumber\x12%\n" +
-	"\x0eversion_action\x18\x04 \x01(\x05R\rversionAction\"\xe7\x01\n" +
+	"\x0eversion_action\x18\x04 \x01(\x05R\rversionAction\x12%\n" +
+	"\x0epolicy_version\x18\x05 \x01(\x03R\rpolicyVersion\x12\x12\n" +
+	"\x04rule\x18\x06 \x01(\tR\x04rule\x126\n" +
+	"\tapprovals\x18\a \x03(\v2\x18.servicedesk.v1.ApprovalR\tapprovals\"\x9f\x01\n" +
+	"\bApproval\x12\x1a\n" +
+	"\bapprover\x18\x01 \x01(\tR\bapprover\x12\x14\n" +
+	"\x05roles\x18\x02 \x03(\tR\x05roles\x12%\n" +
+	"\x0eversion_number\x18\x03 \x01(\x05R\rversionNumber\x12\x1c\n" +
+	"\ttimestamp\x18\x04 \x01(\tR\ttimestamp\x12\x1c\n" +
+	"\tsignature\x18\x05 \x01(\tR\tsignature\"\xe7\x01\n" +
 	"\x15ProcessingSummaryItem\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12M\n" +
 	"\x12processing_summary\x18\x02 \x03(\v2\x1e.servicedesk.v1.ProcessingStepR\x11processingSummary\x12\x12\n" +
@@ -2673,7 +2794,7 @@ func file_servicedesk_v1_servicedesk_proto_rawDescGZIP() []byte {
 	return file_servicedesk_v1_servicedesk_proto_rawDescData
 }
 
-var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
 	(*GetPendingRequestRequest)(nil),   // 0: servicedesk.v1.GetPendingRequestRequest
 	(*GetPendingRequestResponse)(nil),  // 1: servicedesk.v1.GetPendingRequestResponse
@@ -2706,62 +2827,64 @@ var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
 	(*GetAuditTrailResponse)(nil),      // 28: servicedesk.v1.GetAuditTrailResponse
 	(*AuditTrail)(nil),                 // 29: servicedesk.v1.AuditTrail
 	(*AuditTrailEntry)(nil),            // 30: servicedesk.v1.AuditTrailEntry
-	(*ProcessingSummaryItem)(nil),      // 31: servicedesk.v1.ProcessingSummaryItem
-	(*ProcessingStep)(nil),             // 32: servicedesk.v1.ProcessingStep
-	(*structpb.Struct)(nil),            // 33: google.protobuf.Struct
-	(*v1.Sort)(nil),                    // 34: common.v1.Sort
+	(*Approval)(nil),                   // 31: servicedesk.v1.Approval
+	(*ProcessingSummaryItem)(nil),      // 32: servicedesk.v1.ProcessingSummaryItem
+	(*ProcessingStep)(nil),             // 33: servicedesk.v1.ProcessingStep
+	(*structpb.Struct)(nil),            // 34: google.protobuf.Struct
+	(*v1.Sort)(nil),                    // 35: common.v1.Sort
 }
 var file_servicedesk_v1_servicedesk_proto_depIdxs = []int32{
-	33, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
+	34, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
 	2,  // 1: servicedesk.v1.GetPendingRequestResponse.quorum:type_name -> servicedesk.v1.Quorum
 	3,  // 2: servicedesk.v1.Quorum.groups:type_name -> servicedesk.v1.QuorumGroup
 	5,  // 3: servicedesk.v1.PolicyRule.groups:type_name -> servicedesk.v1.ApprovalGroup
 	4,  // 4: servicedesk.v1.GetPolicyResponse.rules:type_name -> servicedesk.v1.PolicyRule
 	7,  // 5: servicedesk.v1.ListPolicyVersionsResponse.items:type_name -> servicedesk.v1.GetPolicyResponse
-	33, // 6: servicedesk.v1.DryRunPolicyRequest.payload:type_name -> google.protobuf.Struct
+	34, // 6: servicedesk.v1.DryRunPolicyRequest.payload:type_name -> google.protobuf.Struct
 	2,  // 7: servicedesk.v1.DryRunPolicyResponse.quorum:type_name -> servicedesk.v1.Quorum
-	33, // 8: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
-	34, // 9: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
+	34, // 8: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
+	35, // 9: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
 	20, // 10: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
-	33, // 11: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
-	33, // 12: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
-	33, // 13: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
+	34, // 11: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
+	34, // 12: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
+	34, // 13: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
 	23, // 14: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
-	33, // 15: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
+	34, // 15: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
 	26, // 16: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
-	33, // 17: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
-	34, // 18: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
+	34, // 17: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
+	35, // 18: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
 	29, // 19: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
 	30, // 20: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
-	31, // 21: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
-	32, // 22: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
-	18, // 23: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
-	21, // 24: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
-	24, // 25: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
-	27, // 26: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
-	0,  // 27: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
-	12, // 28: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
-	14, // 29: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
-	6,  // 30: servicedesk.v1.ServicedeskService.GetPolicy:input_type -> servicedesk.v1.GetPolicyRequest
-	8,  // 31: servicedesk.v1.ServicedeskService.ListPolicyVersions:input_type -> servicedesk.v1.ListPolicyVersionsRequest
-	10, // 32: servicedesk.v1.ServicedeskService.DryRunPolicy:input_type -> servicedesk.v1.DryRunPolicyRequest
-	16, // 33: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
-	19, // 34: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
-	22, // 35: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
-	25, // 36: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
-	28, // 37: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
-	1,  // 38: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
-	13, // 39: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
-	15, // 40: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
-	7,  // 41: servicedesk.v1.ServicedeskService.GetPolicy:output_type -> servicedesk.v1.GetPolicyResponse
-	9,  // 42: servicedesk.v1.ServicedeskService.ListPolicyVersions:output_type -> servicedesk.v1.ListPolicyVersionsResponse
-	11, // 43: servicedesk.v1.ServicedeskService.DryRunPolicy:output_type -> servicedesk.v1.DryRunPolicyResponse
-	17, // 44: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
-	34, // [34:45] is the sub-list for method output_type
-	23, // [23:34] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	32, // 21: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
+	31, // 22: servicedesk.v1.AuditTrailEntry.approvals:type_name -> servicedesk.v1.Approval
+	33, // 23: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
+	18, // 24: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
+	21, // 25: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
+	24, // 26: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
+	27, // 27: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
+	0,  // 28: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
+	12, // 29: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
+	14, // 30: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
+	6,  // 31: servicedesk.v1.ServicedeskService.GetPolicy:input_type -> servicedesk.v1.GetPolicyRequest
+	8,  // 32: servicedesk.v1.ServicedeskService.ListPolicyVersions:input_type -> servicedesk.v1.ListPolicyVersionsRequest
+	10, // 33: servicedesk.v1.ServicedeskService.DryRunPolicy:input_type -> servicedesk.v1.DryRunPolicyRequest
+	16, // 34: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
+	19, // 35: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
+	22, // 36: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
+	25, // 37: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
+	28, // 38: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
+	1,  // 39: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
+	13, // 40: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
+	15, // 41: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
+	7,  // 42: servicedesk.v1.ServicedeskService.GetPolicy:output_type -> servicedesk.v1.GetPolicyResponse
+	9,  // 43: servicedesk.v1.ServicedeskService.ListPolicyVersions:output_type -> servicedesk.v1.ListPolicyVersionsResponse
+	11, // 44: servicedesk.v1.ServicedeskService.DryRunPolicy:output_type -> servicedesk.v1.DryRunPolicyResponse
+	17, // 45: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
+	35, // [35:46] is the sub-list for method output_type
+	24, // [24:35] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_servicedesk_v1_servicedesk_proto_init() }
@@ -2777,7 +2900,7 @@ func file_servicedesk_v1_servicedesk_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_servicedesk_v1_servicedesk_proto_rawDesc), len(file_servicedesk_v1_servicedesk_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 
 	"github.com/zcustody/suite/platform/apitime"
 	"github.com/zcustody/suite/platform/apperr"
@@ -46,9 +47,19 @@ func (s *Server) GetAuditTrail(ctx context.Context, req *servicedeskv1.GetAuditT
 // trail renders the versions of r (zero Request: none), paginated.
 func trail(r servicedesk.Request, pg page.Page) *servicedeskv1.AuditTrail {
 	entries := make([]*servicedeskv1.AuditTrailEntry, 0, len(r.Versions))
+	rule := ""
+	if r.ID != "" {
+		rule = r.DecidingRule().Name
+	}
+	var approvals []*servicedeskv1.Approval
 	for i, v := range r.Versions {
+		if v.Action == servicedesk.ActionApproved {
+			approvals = append(approvals, &servicedeskv1.Approval{Approver: v.Actor, Roles: v.Roles, VersionNumber: v.Number,
+				Timestamp: apitime.Format(v.At), Signature: v.Signature})
+		}
 		entries = append(entries, &servicedeskv1.AuditTrailEntry{RequestId: r.ID, VersionNumber: v.Number,
-			VersionAction: v.Action, ProcessingSummaryItems: summary(r.Versions[:i+1])})
+			VersionAction: v.Action, ProcessingSummaryItems: summary(r.Versions[:i+1]), PolicyVersion: r.PolicyVersion, Rule: rule,
+			Approvals: slices.Clone(approvals)})
 	}
 	if pg.Desc {
 		for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
