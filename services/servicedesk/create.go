@@ -24,9 +24,12 @@ type Draft struct {
 	Payload []byte
 }
 
-// Create stores the actor's new request once its owner validated it, and returns it. A retry
-// with the same endToEndId and body returns the original request; the same endToEndId with
-// another body is a 409 ER-104.
+// Create stores the actor's new request once its owner validated it and the company's
+// policy decided it, and returns it. The policy's rule is matched with what the owner
+// reports the request to be (its wallet, currency, USD value and destination kind) over what
+// the payload tells (SubjectOf); a rule that blocks it refuses it, and nothing is stored (an
+// owner's Validate writes nothing). A retry with the same endToEndId and body returns the
+// original request; the same endToEndId with another body is a 409 ER-104.
 func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error) {
 	svc, payload, err := d.checkDraft(ctx, a, draft)
 	if err != nil {
@@ -40,14 +43,14 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 	}
 	r := NewRequest(d.newID(), Maker{Email: a.Email, CompanyID: a.CompanyID, CompanyName: a.CompanyName},
 		svc, draft.EndToEndID, payload, hash, d.now())
-	if err := d.decideBy(ctx, &r, SubjectOf(svc, payload)); err != nil {
-		return Request{}, err
-	}
 	if r.Owner, err = OwnerFor(svc, payload); err != nil {
 		return Request{}, err
 	}
 	validated, err := d.owners.Validate(ctx, r, a.Venues)
 	if err != nil {
+		return Request{}, err
+	}
+	if err := d.decideBy(ctx, &r, reported(SubjectOf(svc, payload), validated.Subject)); err != nil {
 		return Request{}, err
 	}
 	r.EntityIDs, r.PluginDetails = validated.EntityIDs, validated.Details
@@ -63,8 +66,8 @@ func (d *Desk) Create(ctx context.Context, a Actor, draft Draft) (Request, error
 }
 
 // decideBy records on r the version of its company's policy in force (the default when the
-// company adopted none) and the rule that matches subject; a rule that blocks refuses the
-// request (403 naming the rule), and nothing is stored.
+// company adopted none), the rule that matches subject and the USD value it was matched
+// with; a rule that blocks refuses the request (403 naming the rule), and nothing is stored.
 func (d *Desk) decideBy(ctx context.Context, r *Request, subject policy.Subject) error {
 	p, err := d.activePolicy(ctx, r.CompanyID)
 	if err != nil {
@@ -79,6 +82,9 @@ func (d *Desk) decideBy(ctx context.Context, r *Request, subject policy.Subject)
 		return apperr.Forbidden("rule %q of policy version %d blocks this request (service %s)", rule.Name, p.Version, r.ServiceID)
 	}
 	r.PolicyVersion, r.Rule = p.Version, &rule
+	if subject.USD != nil {
+		r.USD = subject.USD.String()
+	}
 	return nil
 }
 

@@ -55,6 +55,10 @@ type Validated struct {
 	EntityIDs []string
 	// Details is the owner's description of the entities, a JSON array of objects.
 	Details string
+	// Subject is what the owner reports the request to be for the company's policy: the
+	// wallet and currency, the USD value (nil without a price) and the destination kind, each
+	// left zero where it knows nothing more than the payload tells (its Operation is unset).
+	Subject policy.Subject
 }
 
 // Actor is the API user who acts on a request, as the caller's verified principal names them.

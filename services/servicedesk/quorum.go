@@ -54,10 +54,12 @@ func DefaultPolicy(companyID string) policy.Policy {
 }
 
 // SubjectOf is what a new request of svc with payload (canonical JSON) is, for its policy's
-// rules: the service, and the wallet and currency its payload names (the wallet it acts on
-// or moves money out of: sender or walletId, as a string, a {type, value} object or a list
-// of one); a policy change is policy.OpPolicyChange. It has no USD value yet, so a rule with
-// a USD threshold applies to it only as the strictest choice (policy.Policy.Match).
+// rules, as far as the payload tells: the service, and the wallet and currency its payload
+// names (the wallet it acts on or moves money out of: sender or walletId, as a string, a
+// {type, value} object or a list of one); a policy change is policy.OpPolicyChange. It has
+// no USD value nor destination kind: those are the owner's to report (reported). Without a
+// USD value, a rule with a USD threshold applies only as the strictest choice
+// (policy.Policy.Match).
 func SubjectOf(svc Service, payload string) policy.Subject {
 	if svc.ID == ServicePolicyChange {
 		return policy.Subject{Operation: policy.OpPolicyChange}
@@ -73,6 +75,25 @@ func SubjectOf(svc Service, payload string) policy.Subject {
 		return ""
 	}
 	return policy.Subject{Operation: svc.ID, WalletID: str("sender", "walletId"), Currency: str("currency")}
+}
+
+// reported is base with what the request's owner reported in place of what the payload
+// told: its wallet, currency, USD value and destination kind where the owner gave them. The
+// operation stays base's (the service id, or policy.OpPolicyChange).
+func reported(base, owner policy.Subject) policy.Subject {
+	if owner.WalletID != "" {
+		base.WalletID = owner.WalletID
+	}
+	if owner.Currency != "" {
+		base.Currency = owner.Currency
+	}
+	if owner.Destination != "" {
+		base.Destination = owner.Destination
+	}
+	if owner.USD != nil {
+		base.USD = owner.USD
+	}
+	return base
 }
 
 // textOf reads a payload value written as a string, as a {type, value} object, or as a list

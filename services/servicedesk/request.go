@@ -103,6 +103,10 @@ type Request struct {
 	// made before policies, which the default's rule for their service decides (DecidingRule).
 	PolicyVersion int64
 	Rule          *policy.Rule
+	// USD is the request's value in US dollars when it was created, a canonical decimal, as
+	// its owner reported it from trading's prices and the policy matched it; "" when it has
+	// none (no single amount, or no recent price). It never changes.
+	USD string
 }
 
 // Version is one entry of a request's append-only audit trail.

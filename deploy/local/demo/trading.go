@@ -26,6 +26,19 @@ func TradingPrices() []trading.Price {
 	}
 }
 
+// RefreshPrices writes the demo prices again, set now, as a price feed would (make run does
+// it every few minutes, so the demo's service requests keep their USD value: interchange
+// values none with a price older than PRICE_MAX_AGE).
+func RefreshPrices(ctx context.Context, client *mongo.Client) error {
+	st := tradingstore.New(client.Database("trading"))
+	for _, p := range TradingPrices() {
+		if err := st.PutPrice(ctx, p); err != nil {
+			return fmt.Errorf("demo price: %w", err)
+		}
+	}
+	return nil
+}
+
 // TradingWallets returns the demo trading wallets: ZTEST holds a BTC wallet at BYBIT and an
 // ETH wallet at DERIBIT, ZACME a BTC wallet at BYBIT.
 func TradingWallets() []trading.Wallet {

@@ -187,7 +187,11 @@ type ValidateResponse struct {
 	// Ids of the entities the request will create or change (pluginDetail.entityId).
 	EntityIds []string `protobuf:"bytes,1,rep,name=entity_ids,json=entityIds,proto3" json:"entity_ids,omitempty"`
 	// Details of those entities (pluginDetail.details).
-	Details       []*structpb.Struct `protobuf:"bytes,2,rep,name=details,proto3" json:"details,omitempty"`
+	Details []*structpb.Struct `protobuf:"bytes,2,rep,name=details,proto3" json:"details,omitempty"`
+	// What the request is for the company's approval policy, as its owner knows it; the
+	// service desk matches the policy's rules with it (over what it reads from the payload
+	// itself). Absent, or fields left empty, where the owner knows nothing more.
+	Subject       *PolicySubject `protobuf:"bytes,3,opt,name=subject,proto3" json:"subject,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +240,90 @@ func (x *ValidateResponse) GetDetails() []*structpb.Struct {
 	return nil
 }
 
+func (x *ValidateResponse) GetSubject() *PolicySubject {
+	if x != nil {
+		return x.Subject
+	}
+	return nil
+}
+
+// What a request is for the approval policy's rules (docs/decisions.md, "Approval policies").
+type PolicySubject struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The wallet the request moves money out of, or acts on (e.g. a trading wallet id).
+	WalletId string `protobuf:"bytes,1,opt,name=wallet_id,json=walletId,proto3" json:"wallet_id,omitempty"`
+	// Currency code of the money it moves, or of the wallet it acts on, e.g. BTC.
+	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	// The request's value in US dollars, a canonical decimal (e.g. 650 or 80246.91285): the
+	// amount it moves times trading's price of the currency when the owner validated it.
+	// Empty when it moves no single amount, or when no recent price is known: the policy then
+	// applies the strictest rule that matches on everything else.
+	UsdValue string `protobuf:"bytes,3,opt,name=usd_value,json=usdValue,proto3" json:"usd_value,omitempty"`
+	// Kind of the destination: OWN_CUSTODY_WALLET, WHITELISTED_ADDRESS or OTHER; empty when
+	// the request sends money to none of these (or moves none).
+	Destination   string `protobuf:"bytes,4,opt,name=destination,proto3" json:"destination,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicySubject) Reset() {
+	*x = PolicySubject{}
+	mi := &file_plugin_v1_plugin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicySubject) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicySubject) ProtoMessage() {}
+
+func (x *PolicySubject) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_v1_plugin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicySubject.ProtoReflect.Descriptor instead.
+func (*PolicySubject) Descriptor() ([]byte, []int) {
+	return file_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PolicySubject) GetWalletId() string {
+	if x != nil {
+		return x.WalletId
+	}
+	return ""
+}
+
+func (x *PolicySubject) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PolicySubject) GetUsdValue() string {
+	if x != nil {
+		return x.UsdValue
+	}
+	return ""
+}
+
+func (x *PolicySubject) GetDestination() string {
+	if x != nil {
+		return x.Destination
+	}
+	return ""
+}
+
 // Execute input.
 type ExecuteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -249,7 +337,7 @@ type ExecuteRequest struct {
 
 func (x *ExecuteRequest) Reset() {
 	*x = ExecuteRequest{}
-	mi := &file_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_plugin_v1_plugin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -261,7 +349,7 @@ func (x *ExecuteRequest) String() string {
 func (*ExecuteRequest) ProtoMessage() {}
 
 func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_v1_plugin_proto_msgTypes[3]
+	mi := &file_plugin_v1_plugin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -274,7 +362,7 @@ func (x *ExecuteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteRequest.ProtoReflect.Descriptor instead.
 func (*ExecuteRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_v1_plugin_proto_rawDescGZIP(), []int{3}
+	return file_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExecuteRequest) GetRequest() *ServiceRequest {
@@ -304,7 +392,7 @@ type ExecuteResponse struct {
 
 func (x *ExecuteResponse) Reset() {
 	*x = ExecuteResponse{}
-	mi := &file_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_plugin_v1_plugin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -316,7 +404,7 @@ func (x *ExecuteResponse) String() string {
 func (*ExecuteResponse) ProtoMessage() {}
 
 func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_v1_plugin_proto_msgTypes[4]
+	mi := &file_plugin_v1_plugin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -329,7 +417,7 @@ func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_v1_plugin_proto_rawDescGZIP(), []int{4}
+	return file_plugin_v1_plugin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ExecuteResponse) GetEntityIds() []string {
@@ -365,11 +453,17 @@ const file_plugin_v1_plugin_proto_rawDesc = "" +
 	"\fcompany_name\x18\a \x01(\tR\vcompanyName\x12\x1b\n" +
 	"\tvenue_ids\x18\b \x03(\tR\bvenueIds\"F\n" +
 	"\x0fValidateRequest\x123\n" +
-	"\arequest\x18\x01 \x01(\v2\x19.plugin.v1.ServiceRequestR\arequest\"d\n" +
+	"\arequest\x18\x01 \x01(\v2\x19.plugin.v1.ServiceRequestR\arequest\"\x98\x01\n" +
 	"\x10ValidateResponse\x12\x1d\n" +
 	"\n" +
 	"entity_ids\x18\x01 \x03(\tR\tentityIds\x121\n" +
-	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\"d\n" +
+	"\adetails\x18\x02 \x03(\v2\x17.google.protobuf.StructR\adetails\x122\n" +
+	"\asubject\x18\x03 \x01(\v2\x18.plugin.v1.PolicySubjectR\asubject\"\x87\x01\n" +
+	"\rPolicySubject\x12\x1b\n" +
+	"\twallet_id\x18\x01 \x01(\tR\bwalletId\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x1b\n" +
+	"\tusd_value\x18\x03 \x01(\tR\busdValue\x12 \n" +
+	"\vdestination\x18\x04 \x01(\tR\vdestination\"d\n" +
 	"\x0eExecuteRequest\x123\n" +
 	"\arequest\x18\x01 \x01(\v2\x19.plugin.v1.ServiceRequestR\arequest\x12\x1d\n" +
 	"\n" +
@@ -394,30 +488,32 @@ func file_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_v1_plugin_proto_rawDescData
 }
 
-var file_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_plugin_v1_plugin_proto_goTypes = []any{
 	(*ServiceRequest)(nil),   // 0: plugin.v1.ServiceRequest
 	(*ValidateRequest)(nil),  // 1: plugin.v1.ValidateRequest
 	(*ValidateResponse)(nil), // 2: plugin.v1.ValidateResponse
-	(*ExecuteRequest)(nil),   // 3: plugin.v1.ExecuteRequest
-	(*ExecuteResponse)(nil),  // 4: plugin.v1.ExecuteResponse
-	(*structpb.Struct)(nil),  // 5: google.protobuf.Struct
+	(*PolicySubject)(nil),    // 3: plugin.v1.PolicySubject
+	(*ExecuteRequest)(nil),   // 4: plugin.v1.ExecuteRequest
+	(*ExecuteResponse)(nil),  // 5: plugin.v1.ExecuteResponse
+	(*structpb.Struct)(nil),  // 6: google.protobuf.Struct
 }
 var file_plugin_v1_plugin_proto_depIdxs = []int32{
-	5, // 0: plugin.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
+	6, // 0: plugin.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
 	0, // 1: plugin.v1.ValidateRequest.request:type_name -> plugin.v1.ServiceRequest
-	5, // 2: plugin.v1.ValidateResponse.details:type_name -> google.protobuf.Struct
-	0, // 3: plugin.v1.ExecuteRequest.request:type_name -> plugin.v1.ServiceRequest
-	5, // 4: plugin.v1.ExecuteResponse.details:type_name -> google.protobuf.Struct
-	1, // 5: plugin.v1.PluginService.Validate:input_type -> plugin.v1.ValidateRequest
-	3, // 6: plugin.v1.PluginService.Execute:input_type -> plugin.v1.ExecuteRequest
-	2, // 7: plugin.v1.PluginService.Validate:output_type -> plugin.v1.ValidateResponse
-	4, // 8: plugin.v1.PluginService.Execute:output_type -> plugin.v1.ExecuteResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	6, // 2: plugin.v1.ValidateResponse.details:type_name -> google.protobuf.Struct
+	3, // 3: plugin.v1.ValidateResponse.subject:type_name -> plugin.v1.PolicySubject
+	0, // 4: plugin.v1.ExecuteRequest.request:type_name -> plugin.v1.ServiceRequest
+	6, // 5: plugin.v1.ExecuteResponse.details:type_name -> google.protobuf.Struct
+	1, // 6: plugin.v1.PluginService.Validate:input_type -> plugin.v1.ValidateRequest
+	4, // 7: plugin.v1.PluginService.Execute:input_type -> plugin.v1.ExecuteRequest
+	2, // 8: plugin.v1.PluginService.Validate:output_type -> plugin.v1.ValidateResponse
+	5, // 9: plugin.v1.PluginService.Execute:output_type -> plugin.v1.ExecuteResponse
+	8, // [8:10] is the sub-list for method output_type
+	6, // [6:8] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_plugin_v1_plugin_proto_init() }
@@ -431,7 +527,7 @@ func file_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_v1_plugin_proto_rawDesc), len(file_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -254,6 +254,153 @@ func (ResolveKind) EnumDescriptor() ([]byte, []int) {
 	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
 }
 
+// Input of GetPrices: the whole table (a handful of currencies).
+type GetPricesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPricesRequest) Reset() {
+	*x = GetPricesRequest{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPricesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPricesRequest) ProtoMessage() {}
+
+func (x *GetPricesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPricesRequest.ProtoReflect.Descriptor instead.
+func (*GetPricesRequest) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{0}
+}
+
+// The price table.
+type GetPricesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One entry per currency that has a price, by currency code.
+	Prices        []*PriceQuote `protobuf:"bytes,1,rep,name=prices,proto3" json:"prices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPricesResponse) Reset() {
+	*x = GetPricesResponse{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPricesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPricesResponse) ProtoMessage() {}
+
+func (x *GetPricesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPricesResponse.ProtoReflect.Descriptor instead.
+func (*GetPricesResponse) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetPricesResponse) GetPrices() []*PriceQuote {
+	if x != nil {
+		return x.Prices
+	}
+	return nil
+}
+
+// A currency's price as the table holds it.
+type PriceQuote struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Currency code, e.g. BTC.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// USD per unit, a plain decimal whose trailing zeros are its display precision (65000.00).
+	Usd string `protobuf:"bytes,2,opt,name=usd,proto3" json:"usd,omitempty"`
+	// When the price was set, RFC 3339 in UTC.
+	UpdatedAt     string `protobuf:"bytes,3,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PriceQuote) Reset() {
+	*x = PriceQuote{}
+	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PriceQuote) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PriceQuote) ProtoMessage() {}
+
+func (x *PriceQuote) ProtoReflect() protoreflect.Message {
+	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PriceQuote.ProtoReflect.Descriptor instead.
+func (*PriceQuote) Descriptor() ([]byte, []int) {
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PriceQuote) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PriceQuote) GetUsd() string {
+	if x != nil {
+		return x.Usd
+	}
+	return ""
+}
+
+func (x *PriceQuote) GetUpdatedAt() string {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return ""
+}
+
 // New prices.
 type SetPricesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -265,7 +412,7 @@ type SetPricesRequest struct {
 
 func (x *SetPricesRequest) Reset() {
 	*x = SetPricesRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[0]
+	mi := &file_trading_v1_ledger_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -277,7 +424,7 @@ func (x *SetPricesRequest) String() string {
 func (*SetPricesRequest) ProtoMessage() {}
 
 func (x *SetPricesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[0]
+	mi := &file_trading_v1_ledger_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -290,7 +437,7 @@ func (x *SetPricesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPricesRequest.ProtoReflect.Descriptor instead.
 func (*SetPricesRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{0}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SetPricesRequest) GetPrices() []*Price {
@@ -313,7 +460,7 @@ type Price struct {
 
 func (x *Price) Reset() {
 	*x = Price{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[1]
+	mi := &file_trading_v1_ledger_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -325,7 +472,7 @@ func (x *Price) String() string {
 func (*Price) ProtoMessage() {}
 
 func (x *Price) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[1]
+	mi := &file_trading_v1_ledger_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -338,7 +485,7 @@ func (x *Price) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Price.ProtoReflect.Descriptor instead.
 func (*Price) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{1}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Price) GetCurrency() string {
@@ -366,7 +513,7 @@ type SetPricesResponse struct {
 
 func (x *SetPricesResponse) Reset() {
 	*x = SetPricesResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +525,7 @@ func (x *SetPricesResponse) String() string {
 func (*SetPricesResponse) ProtoMessage() {}
 
 func (x *SetPricesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[2]
+	mi := &file_trading_v1_ledger_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +538,7 @@ func (x *SetPricesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPricesResponse.ProtoReflect.Descriptor instead.
 func (*SetPricesResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{2}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SetPricesResponse) GetUpdated() int32 {
@@ -423,7 +570,7 @@ type JournalLeg struct {
 
 func (x *JournalLeg) Reset() {
 	*x = JournalLeg{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[3]
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +582,7 @@ func (x *JournalLeg) String() string {
 func (*JournalLeg) ProtoMessage() {}
 
 func (x *JournalLeg) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[3]
+	mi := &file_trading_v1_ledger_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +595,7 @@ func (x *JournalLeg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalLeg.ProtoReflect.Descriptor instead.
 func (*JournalLeg) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{3}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *JournalLeg) GetCompanyId() string {
@@ -507,7 +654,7 @@ type RecordEntryRequest struct {
 
 func (x *RecordEntryRequest) Reset() {
 	*x = RecordEntryRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[4]
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +666,7 @@ func (x *RecordEntryRequest) String() string {
 func (*RecordEntryRequest) ProtoMessage() {}
 
 func (x *RecordEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[4]
+	mi := &file_trading_v1_ledger_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +679,7 @@ func (x *RecordEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordEntryRequest.ProtoReflect.Descriptor instead.
 func (*RecordEntryRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{4}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RecordEntryRequest) GetEntryId() string {
@@ -594,7 +741,7 @@ type RecordEntryResponse struct {
 
 func (x *RecordEntryResponse) Reset() {
 	*x = RecordEntryResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +753,7 @@ func (x *RecordEntryResponse) String() string {
 func (*RecordEntryResponse) ProtoMessage() {}
 
 func (x *RecordEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[5]
+	mi := &file_trading_v1_ledger_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +766,7 @@ func (x *RecordEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordEntryResponse.ProtoReflect.Descriptor instead.
 func (*RecordEntryResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{5}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RecordEntryResponse) GetEntryId() string {
@@ -673,7 +820,7 @@ type ResolveHoldRequest struct {
 
 func (x *ResolveHoldRequest) Reset() {
 	*x = ResolveHoldRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +832,7 @@ func (x *ResolveHoldRequest) String() string {
 func (*ResolveHoldRequest) ProtoMessage() {}
 
 func (x *ResolveHoldRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[6]
+	mi := &file_trading_v1_ledger_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +845,7 @@ func (x *ResolveHoldRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveHoldRequest.ProtoReflect.Descriptor instead.
 func (*ResolveHoldRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{6}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ResolveHoldRequest) GetEntryId() string {
@@ -749,7 +896,7 @@ type ResolveHoldResponse struct {
 
 func (x *ResolveHoldResponse) Reset() {
 	*x = ResolveHoldResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -761,7 +908,7 @@ func (x *ResolveHoldResponse) String() string {
 func (*ResolveHoldResponse) ProtoMessage() {}
 
 func (x *ResolveHoldResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[7]
+	mi := &file_trading_v1_ledger_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -774,7 +921,7 @@ func (x *ResolveHoldResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveHoldResponse.ProtoReflect.Descriptor instead.
 func (*ResolveHoldResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{7}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ResolveHoldResponse) GetEntryId() string {
@@ -810,7 +957,7 @@ type RecordDepositRequest struct {
 
 func (x *RecordDepositRequest) Reset() {
 	*x = RecordDepositRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +969,7 @@ func (x *RecordDepositRequest) String() string {
 func (*RecordDepositRequest) ProtoMessage() {}
 
 func (x *RecordDepositRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[8]
+	mi := &file_trading_v1_ledger_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +982,7 @@ func (x *RecordDepositRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDepositRequest.ProtoReflect.Descriptor instead.
 func (*RecordDepositRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{8}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RecordDepositRequest) GetDepositId() string {
@@ -886,7 +1033,7 @@ type RecordDepositResponse struct {
 
 func (x *RecordDepositResponse) Reset() {
 	*x = RecordDepositResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -898,7 +1045,7 @@ func (x *RecordDepositResponse) String() string {
 func (*RecordDepositResponse) ProtoMessage() {}
 
 func (x *RecordDepositResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[9]
+	mi := &file_trading_v1_ledger_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -911,7 +1058,7 @@ func (x *RecordDepositResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDepositResponse.ProtoReflect.Descriptor instead.
 func (*RecordDepositResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{9}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RecordDepositResponse) GetEntryId() string {
@@ -937,7 +1084,7 @@ type ReconcileRequest struct {
 
 func (x *ReconcileRequest) Reset() {
 	*x = ReconcileRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1096,7 @@ func (x *ReconcileRequest) String() string {
 func (*ReconcileRequest) ProtoMessage() {}
 
 func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[10]
+	mi := &file_trading_v1_ledger_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1109,7 @@ func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
 func (*ReconcileRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{10}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{13}
 }
 
 // Result of Reconcile.
@@ -984,7 +1131,7 @@ type ReconcileResponse struct {
 
 func (x *ReconcileResponse) Reset() {
 	*x = ReconcileResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -996,7 +1143,7 @@ func (x *ReconcileResponse) String() string {
 func (*ReconcileResponse) ProtoMessage() {}
 
 func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[11]
+	mi := &file_trading_v1_ledger_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1009,7 +1156,7 @@ func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
 func (*ReconcileResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{11}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReconcileResponse) GetHolders() int32 {
@@ -1066,7 +1213,7 @@ type CurrencyTotals struct {
 
 func (x *CurrencyTotals) Reset() {
 	*x = CurrencyTotals{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	mi := &file_trading_v1_ledger_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1225,7 @@ func (x *CurrencyTotals) String() string {
 func (*CurrencyTotals) ProtoMessage() {}
 
 func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[12]
+	mi := &file_trading_v1_ledger_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1238,7 @@ func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
 func (*CurrencyTotals) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{12}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CurrencyTotals) GetCurrency() string {
@@ -1141,7 +1288,7 @@ type GetSystemAccountRequest struct {
 
 func (x *GetSystemAccountRequest) Reset() {
 	*x = GetSystemAccountRequest{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	mi := &file_trading_v1_ledger_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1153,7 +1300,7 @@ func (x *GetSystemAccountRequest) String() string {
 func (*GetSystemAccountRequest) ProtoMessage() {}
 
 func (x *GetSystemAccountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[13]
+	mi := &file_trading_v1_ledger_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1166,7 +1313,7 @@ func (x *GetSystemAccountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemAccountRequest.ProtoReflect.Descriptor instead.
 func (*GetSystemAccountRequest) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{13}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetSystemAccountRequest) GetAccount() string {
@@ -1189,7 +1336,7 @@ type GetSystemAccountResponse struct {
 
 func (x *GetSystemAccountResponse) Reset() {
 	*x = GetSystemAccountResponse{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	mi := &file_trading_v1_ledger_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1201,7 +1348,7 @@ func (x *GetSystemAccountResponse) String() string {
 func (*GetSystemAccountResponse) ProtoMessage() {}
 
 func (x *GetSystemAccountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[14]
+	mi := &file_trading_v1_ledger_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1214,7 +1361,7 @@ func (x *GetSystemAccountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSystemAccountResponse.ProtoReflect.Descriptor instead.
 func (*GetSystemAccountResponse) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{14}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetSystemAccountResponse) GetAccount() string {
@@ -1250,7 +1397,7 @@ type AccountCounters struct {
 
 func (x *AccountCounters) Reset() {
 	*x = AccountCounters{}
-	mi := &file_trading_v1_ledger_proto_msgTypes[15]
+	mi := &file_trading_v1_ledger_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1409,7 @@ func (x *AccountCounters) String() string {
 func (*AccountCounters) ProtoMessage() {}
 
 func (x *AccountCounters) ProtoReflect() protoreflect.Message {
-	mi := &file_trading_v1_ledger_proto_msgTypes[15]
+	mi := &file_trading_v1_ledger_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1422,7 @@ func (x *AccountCounters) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AccountCounters.ProtoReflect.Descriptor instead.
 func (*AccountCounters) Descriptor() ([]byte, []int) {
-	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{15}
+	return file_trading_v1_ledger_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AccountCounters) GetCurrency() string {
@@ -1318,7 +1465,16 @@ var File_trading_v1_ledger_proto protoreflect.FileDescriptor
 const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\n" +
 	"\x17trading/v1/ledger.proto\x12\n" +
-	"trading.v1\"=\n" +
+	"trading.v1\"\x12\n" +
+	"\x10GetPricesRequest\"C\n" +
+	"\x11GetPricesResponse\x12.\n" +
+	"\x06prices\x18\x01 \x03(\v2\x16.trading.v1.PriceQuoteR\x06prices\"Y\n" +
+	"\n" +
+	"PriceQuote\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x10\n" +
+	"\x03usd\x18\x02 \x01(\tR\x03usd\x12\x1d\n" +
+	"\n" +
+	"updated_at\x18\x03 \x01(\tR\tupdatedAt\"=\n" +
 	"\x10SetPricesRequest\x12)\n" +
 	"\x06prices\x18\x01 \x03(\v2\x11.trading.v1.PriceR\x06prices\"5\n" +
 	"\x05Price\x12\x1a\n" +
@@ -1413,14 +1569,15 @@ const file_trading_v1_ledger_proto_rawDesc = "" +
 	"\vResolveKind\x12\x1c\n" +
 	"\x18RESOLVE_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11RESOLVE_KIND_POST\x10\x01\x12\x15\n" +
-	"\x11RESOLVE_KIND_VOID\x10\x022\xff\x03\n" +
+	"\x11RESOLVE_KIND_VOID\x10\x022\xc9\x04\n" +
 	"\x14TradingLedgerService\x12N\n" +
 	"\vRecordEntry\x12\x1e.trading.v1.RecordEntryRequest\x1a\x1f.trading.v1.RecordEntryResponse\x12N\n" +
 	"\vResolveHold\x12\x1e.trading.v1.ResolveHoldRequest\x1a\x1f.trading.v1.ResolveHoldResponse\x12T\n" +
 	"\rRecordDeposit\x12 .trading.v1.RecordDepositRequest\x1a!.trading.v1.RecordDepositResponse\x12H\n" +
 	"\tReconcile\x12\x1c.trading.v1.ReconcileRequest\x1a\x1d.trading.v1.ReconcileResponse\x12]\n" +
 	"\x10GetSystemAccount\x12#.trading.v1.GetSystemAccountRequest\x1a$.trading.v1.GetSystemAccountResponse\x12H\n" +
-	"\tSetPrices\x12\x1c.trading.v1.SetPricesRequest\x1a\x1d.trading.v1.SetPricesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
+	"\tSetPrices\x12\x1c.trading.v1.SetPricesRequest\x1a\x1d.trading.v1.SetPricesResponse\x12H\n" +
+	"\tGetPrices\x12\x1c.trading.v1.GetPricesRequest\x1a\x1d.trading.v1.GetPricesResponseB6Z4github.com/zcustody/suite/proto/trading/v1;tradingv1b\x06proto3"
 
 var (
 	file_trading_v1_ledger_proto_rawDescOnce sync.Once
@@ -1435,58 +1592,64 @@ func file_trading_v1_ledger_proto_rawDescGZIP() []byte {
 }
 
 var file_trading_v1_ledger_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_trading_v1_ledger_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_trading_v1_ledger_proto_goTypes = []any{
 	(EntryKind)(0),                   // 0: trading.v1.EntryKind
 	(LegSide)(0),                     // 1: trading.v1.LegSide
 	(EntryOutcome)(0),                // 2: trading.v1.EntryOutcome
 	(ResolveKind)(0),                 // 3: trading.v1.ResolveKind
-	(*SetPricesRequest)(nil),         // 4: trading.v1.SetPricesRequest
-	(*Price)(nil),                    // 5: trading.v1.Price
-	(*SetPricesResponse)(nil),        // 6: trading.v1.SetPricesResponse
-	(*JournalLeg)(nil),               // 7: trading.v1.JournalLeg
-	(*RecordEntryRequest)(nil),       // 8: trading.v1.RecordEntryRequest
-	(*RecordEntryResponse)(nil),      // 9: trading.v1.RecordEntryResponse
-	(*ResolveHoldRequest)(nil),       // 10: trading.v1.ResolveHoldRequest
-	(*ResolveHoldResponse)(nil),      // 11: trading.v1.ResolveHoldResponse
-	(*RecordDepositRequest)(nil),     // 12: trading.v1.RecordDepositRequest
-	(*RecordDepositResponse)(nil),    // 13: trading.v1.RecordDepositResponse
-	(*ReconcileRequest)(nil),         // 14: trading.v1.ReconcileRequest
-	(*ReconcileResponse)(nil),        // 15: trading.v1.ReconcileResponse
-	(*CurrencyTotals)(nil),           // 16: trading.v1.CurrencyTotals
-	(*GetSystemAccountRequest)(nil),  // 17: trading.v1.GetSystemAccountRequest
-	(*GetSystemAccountResponse)(nil), // 18: trading.v1.GetSystemAccountResponse
-	(*AccountCounters)(nil),          // 19: trading.v1.AccountCounters
+	(*GetPricesRequest)(nil),         // 4: trading.v1.GetPricesRequest
+	(*GetPricesResponse)(nil),        // 5: trading.v1.GetPricesResponse
+	(*PriceQuote)(nil),               // 6: trading.v1.PriceQuote
+	(*SetPricesRequest)(nil),         // 7: trading.v1.SetPricesRequest
+	(*Price)(nil),                    // 8: trading.v1.Price
+	(*SetPricesResponse)(nil),        // 9: trading.v1.SetPricesResponse
+	(*JournalLeg)(nil),               // 10: trading.v1.JournalLeg
+	(*RecordEntryRequest)(nil),       // 11: trading.v1.RecordEntryRequest
+	(*RecordEntryResponse)(nil),      // 12: trading.v1.RecordEntryResponse
+	(*ResolveHoldRequest)(nil),       // 13: trading.v1.ResolveHoldRequest
+	(*ResolveHoldResponse)(nil),      // 14: trading.v1.ResolveHoldResponse
+	(*RecordDepositRequest)(nil),     // 15: trading.v1.RecordDepositRequest
+	(*RecordDepositResponse)(nil),    // 16: trading.v1.RecordDepositResponse
+	(*ReconcileRequest)(nil),         // 17: trading.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),        // 18: trading.v1.ReconcileResponse
+	(*CurrencyTotals)(nil),           // 19: trading.v1.CurrencyTotals
+	(*GetSystemAccountRequest)(nil),  // 20: trading.v1.GetSystemAccountRequest
+	(*GetSystemAccountResponse)(nil), // 21: trading.v1.GetSystemAccountResponse
+	(*AccountCounters)(nil),          // 22: trading.v1.AccountCounters
 }
 var file_trading_v1_ledger_proto_depIdxs = []int32{
-	5,  // 0: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
-	1,  // 1: trading.v1.JournalLeg.side:type_name -> trading.v1.LegSide
-	0,  // 2: trading.v1.RecordEntryRequest.kind:type_name -> trading.v1.EntryKind
-	7,  // 3: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
-	2,  // 4: trading.v1.RecordEntryResponse.outcome:type_name -> trading.v1.EntryOutcome
-	3,  // 5: trading.v1.ResolveHoldRequest.kind:type_name -> trading.v1.ResolveKind
-	7,  // 6: trading.v1.ResolveHoldRequest.posted:type_name -> trading.v1.JournalLeg
-	2,  // 7: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
-	2,  // 8: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
-	16, // 9: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
-	19, // 10: trading.v1.GetSystemAccountResponse.counters:type_name -> trading.v1.AccountCounters
-	8,  // 11: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
-	10, // 12: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
-	12, // 13: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
-	14, // 14: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
-	17, // 15: trading.v1.TradingLedgerService.GetSystemAccount:input_type -> trading.v1.GetSystemAccountRequest
-	4,  // 16: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
-	9,  // 17: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
-	11, // 18: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
-	13, // 19: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
-	15, // 20: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
-	18, // 21: trading.v1.TradingLedgerService.GetSystemAccount:output_type -> trading.v1.GetSystemAccountResponse
-	6,  // 22: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	6,  // 0: trading.v1.GetPricesResponse.prices:type_name -> trading.v1.PriceQuote
+	8,  // 1: trading.v1.SetPricesRequest.prices:type_name -> trading.v1.Price
+	1,  // 2: trading.v1.JournalLeg.side:type_name -> trading.v1.LegSide
+	0,  // 3: trading.v1.RecordEntryRequest.kind:type_name -> trading.v1.EntryKind
+	10, // 4: trading.v1.RecordEntryRequest.legs:type_name -> trading.v1.JournalLeg
+	2,  // 5: trading.v1.RecordEntryResponse.outcome:type_name -> trading.v1.EntryOutcome
+	3,  // 6: trading.v1.ResolveHoldRequest.kind:type_name -> trading.v1.ResolveKind
+	10, // 7: trading.v1.ResolveHoldRequest.posted:type_name -> trading.v1.JournalLeg
+	2,  // 8: trading.v1.ResolveHoldResponse.outcome:type_name -> trading.v1.EntryOutcome
+	2,  // 9: trading.v1.RecordDepositResponse.outcome:type_name -> trading.v1.EntryOutcome
+	19, // 10: trading.v1.ReconcileResponse.totals:type_name -> trading.v1.CurrencyTotals
+	22, // 11: trading.v1.GetSystemAccountResponse.counters:type_name -> trading.v1.AccountCounters
+	11, // 12: trading.v1.TradingLedgerService.RecordEntry:input_type -> trading.v1.RecordEntryRequest
+	13, // 13: trading.v1.TradingLedgerService.ResolveHold:input_type -> trading.v1.ResolveHoldRequest
+	15, // 14: trading.v1.TradingLedgerService.RecordDeposit:input_type -> trading.v1.RecordDepositRequest
+	17, // 15: trading.v1.TradingLedgerService.Reconcile:input_type -> trading.v1.ReconcileRequest
+	20, // 16: trading.v1.TradingLedgerService.GetSystemAccount:input_type -> trading.v1.GetSystemAccountRequest
+	7,  // 17: trading.v1.TradingLedgerService.SetPrices:input_type -> trading.v1.SetPricesRequest
+	4,  // 18: trading.v1.TradingLedgerService.GetPrices:input_type -> trading.v1.GetPricesRequest
+	12, // 19: trading.v1.TradingLedgerService.RecordEntry:output_type -> trading.v1.RecordEntryResponse
+	14, // 20: trading.v1.TradingLedgerService.ResolveHold:output_type -> trading.v1.ResolveHoldResponse
+	16, // 21: trading.v1.TradingLedgerService.RecordDeposit:output_type -> trading.v1.RecordDepositResponse
+	18, // 22: trading.v1.TradingLedgerService.Reconcile:output_type -> trading.v1.ReconcileResponse
+	21, // 23: trading.v1.TradingLedgerService.GetSystemAccount:output_type -> trading.v1.GetSystemAccountResponse
+	9,  // 24: trading.v1.TradingLedgerService.SetPrices:output_type -> trading.v1.SetPricesResponse
+	5,  // 25: trading.v1.TradingLedgerService.GetPrices:output_type -> trading.v1.GetPricesResponse
+	19, // [19:26] is the sub-list for method output_type
+	12, // [12:19] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_trading_v1_ledger_proto_init() }
@@ -1500,7 +1663,7 @@ func file_trading_v1_ledger_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trading_v1_ledger_proto_rawDesc), len(file_trading_v1_ledger_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	TradingLedgerService_Reconcile_FullMethodName        = "/trading.v1.TradingLedgerService/Reconcile"
 	TradingLedgerService_GetSystemAccount_FullMethodName = "/trading.v1.TradingLedgerService/GetSystemAccount"
 	TradingLedgerService_SetPrices_FullMethodName        = "/trading.v1.TradingLedgerService/SetPrices"
+	TradingLedgerService_GetPrices_FullMethodName        = "/trading.v1.TradingLedgerService/GetPrices"
 )
 
 // TradingLedgerServiceClient is the client API for TradingLedgerService service.
@@ -56,6 +57,9 @@ type TradingLedgerServiceClient interface {
 	GetSystemAccount(ctx context.Context, in *GetSystemAccountRequest, opts ...grpc.CallOption) (*GetSystemAccountResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(ctx context.Context, in *SetPricesRequest, opts ...grpc.CallOption) (*SetPricesResponse, error)
+	// Reads the price table: every currency's USD price and when it was set (interchange values
+	// the service requests it owns with it, for the approval policy).
+	GetPrices(ctx context.Context, in *GetPricesRequest, opts ...grpc.CallOption) (*GetPricesResponse, error)
 }
 
 type tradingLedgerServiceClient struct {
@@ -126,6 +130,16 @@ func (c *tradingLedgerServiceClient) SetPrices(ctx context.Context, in *SetPrice
 	return out, nil
 }
 
+func (c *tradingLedgerServiceClient) GetPrices(ctx context.Context, in *GetPricesRequest, opts ...grpc.CallOption) (*GetPricesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPricesResponse)
+	err := c.cc.Invoke(ctx, TradingLedgerService_GetPrices_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TradingLedgerServiceServer is the server API for TradingLedgerService service.
 // All implementations must embed UnimplementedTradingLedgerServiceServer
 // for forward compatibility.
@@ -155,6 +169,9 @@ type TradingLedgerServiceServer interface {
 	GetSystemAccount(context.Context, *GetSystemAccountRequest) (*GetSystemAccountResponse, error)
 	// Replaces the USD prices of the given currencies.
 	SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error)
+	// Reads the price table: every currency's USD price and when it was set (interchange values
+	// the service requests it owns with it, for the approval policy).
+	GetPrices(context.Context, *GetPricesRequest) (*GetPricesResponse, error)
 	mustEmbedUnimplementedTradingLedgerServiceServer()
 }
 
@@ -182,6 +199,9 @@ func (UnimplementedTradingLedgerServiceServer) GetSystemAccount(context.Context,
 }
 func (UnimplementedTradingLedgerServiceServer) SetPrices(context.Context, *SetPricesRequest) (*SetPricesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPrices not implemented")
+}
+func (UnimplementedTradingLedgerServiceServer) GetPrices(context.Context, *GetPricesRequest) (*GetPricesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPrices not implemented")
 }
 func (UnimplementedTradingLedgerServiceServer) mustEmbedUnimplementedTradingLedgerServiceServer() {}
 func (UnimplementedTradingLedgerServiceServer) testEmbeddedByValue()                              {}
@@ -312,6 +332,24 @@ func _TradingLedgerService_SetPrices_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TradingLedgerService_GetPrices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPricesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TradingLedgerServiceServer).GetPrices(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TradingLedgerService_GetPrices_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TradingLedgerServiceServer).GetPrices(ctx, req.(*GetPricesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TradingLedgerService_ServiceDesc is the grpc.ServiceDesc for TradingLedgerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -342,6 +380,10 @@ var TradingLedgerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetPrices",
 			Handler:    _TradingLedgerService_SetPrices_Handler,
+		},
+		{
+			MethodName: "GetPrices",
+			Handler:    _TradingLedgerService_GetPrices_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

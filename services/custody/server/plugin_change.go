@@ -10,6 +10,7 @@ import (
 	"github.com/zcustody/suite/platform/apperr"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
 	"github.com/zcustody/suite/services/custody"
+	"github.com/zcustody/suite/services/internal/ledger"
 	"github.com/zcustody/suite/services/internal/plugin"
 )
 
@@ -24,11 +25,12 @@ func (p *Plugin) validateRename(ctx context.Context, sr *pluginv1.ServiceRequest
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.changeable(ctx, sr.GetCompanyId(), r.WalletID); err != nil {
+	w, err := p.changeable(ctx, sr.GetCompanyId(), r.WalletID)
+	if err != nil {
 		return nil, err
 	}
 	return &pluginv1.ValidateResponse{EntityIds: []string{r.WalletID},
-		Details: []*structpb.Struct{changeDetail(r.WalletID, r.Name, custody.StatusActive)}}, nil
+		Details: []*structpb.Struct{changeDetail(r.WalletID, r.Name, custody.StatusActive)}, Subject: walletSubject(w)}, nil
 }
 
 func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
@@ -41,7 +43,14 @@ func (p *Plugin) validateDeactivate(ctx context.Context, sr *pluginv1.ServiceReq
 		return nil, err
 	}
 	return &pluginv1.ValidateResponse{EntityIds: []string{id},
-		Details: []*structpb.Struct{changeDetail(id, w.Name, custody.StatusDeactivated)}}, nil
+		Details: []*structpb.Struct{changeDetail(id, w.Name, custody.StatusDeactivated)}, Subject: walletSubject(w)}, nil
+}
+
+// walletSubject is what a change of w is for the approval policy: the wallet it acts on and
+// the code of its currency (btc-btc is BTC); it moves no money.
+func walletSubject(w custody.Wallet) *pluginv1.PolicySubject {
+	cur, _ := ledger.ByID(w.CurrencyID)
+	return &pluginv1.PolicySubject{WalletId: w.ID, Currency: cur.Code}
 }
 
 func (p *Plugin) executeRename(ctx context.Context, sr *pluginv1.ServiceRequest, entityIDs []string) (*pluginv1.ExecuteResponse, error) {

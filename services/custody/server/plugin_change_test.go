@@ -31,7 +31,8 @@ func TestRename(t *testing.T) {
 	f.put(t, company, walletID, nil)
 	sr := renameRequest(t, "SERV-REQ-R1", walletID, "New name")
 	want := &pluginv1.ValidateResponse{EntityIds: []string{walletID},
-		Details: []*structpb.Struct{detail(t, map[string]any{"walletId": walletID, "name": "New name", "status": "ACTIVE"})}}
+		Details: []*structpb.Struct{detail(t, map[string]any{"walletId": walletID, "name": "New name", "status": "ACTIVE"})},
+		Subject: &pluginv1.PolicySubject{WalletId: walletID, Currency: "BTC"}} // the wallet's btc-btc, as the policy names it
 	validated, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +67,12 @@ func TestDeactivate(t *testing.T) {
 	f := newFixture(t)
 	f.put(t, company, walletID, nil)
 	sr := deactivateRequest(t, "SERV-REQ-D1", walletID)
-	if _, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr}); err != nil {
+	validated, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: sr})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&pluginv1.PolicySubject{WalletId: walletID, Currency: "BTC"}, validated.GetSubject(), protocmp.Transform()); diff != "" {
+		t.Errorf("Validate's policy subject mismatch (-want +got):\n%s", diff)
 	}
 	want := &pluginv1.ExecuteResponse{EntityIds: []string{walletID},
 		Details: []*structpb.Struct{detail(t, map[string]any{"walletId": walletID, "name": "Old name", "status": "DEACTIVATED"})}}

@@ -14,16 +14,20 @@ import (
 )
 
 // validateCreate checks a 0x0013-001 payload and the beneficiary each wallet names, and
-// reserves one wallet id per wallet.
+// reserves one wallet id per wallet. It reports to the approval policy the currency of the
+// wallets when they all share one (no wallet yet, no money moved).
 func (p *Plugin) validateCreate(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
 	wallets, err := p.parseCreate(ctx, sr)
 	if err != nil {
 		return nil, err
 	}
-	resp := &pluginv1.ValidateResponse{}
+	resp := &pluginv1.ValidateResponse{Subject: &pluginv1.PolicySubject{Currency: wallets[0].Currency.Code}}
 	for _, w := range wallets {
 		resp.EntityIds = append(resp.EntityIds, custody.NewWalletID(sr.GetCompanyId(), w.OwnerID))
 		resp.Details = append(resp.Details, createDetail(w, ""))
+		if w.Currency.Code != resp.Subject.Currency {
+			resp.Subject.Currency = ""
+		}
 	}
 	return resp, nil
 }

@@ -53,8 +53,26 @@ func TestValidateCreateReservesIDsAndWritesNothing(t *testing.T) {
 	if diff := cmp.Diff(want, got.GetDetails(), protocmp.Transform()); diff != "" {
 		t.Errorf("details mismatch (-want +got):\n%s", diff)
 	}
+	if got.GetSubject().GetWalletId() != "" || got.GetSubject().GetCurrency() != "" || got.GetSubject().GetUsdValue() != "" {
+		t.Errorf("policy subject of a BTC and an ETH wallet = %v, want none: no wallet yet, no one currency", got.GetSubject())
+	}
 	if n, m := f.count(t, "wallets"), f.count(t, "plugin_executions"); n != 0 || m != 0 {
 		t.Errorf("Validate wrote %d wallets and %d executions, want none", n, m)
+	}
+}
+
+// TestValidateCreateReportsTheWalletsCurrency: wallets of one currency report it to the
+// approval policy, however many the request creates.
+func TestValidateCreateReportsTheWalletsCurrency(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	payload := map[string]any{"name": list("Cold BTC", "Warm BTC"), "currency": list("BTC", "BTC"), "currencyId": list("btc-btc", "btc-btc")}
+	got, err := f.plugin.Validate(servicedesk(), &pluginv1.ValidateRequest{Request: request(t, "SERV-REQ-1B", custody.ServiceCreateWallet, payload)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&pluginv1.PolicySubject{Currency: "BTC"}, got.GetSubject(), protocmp.Transform()); diff != "" {
+		t.Errorf("policy subject mismatch (-want +got):\n%s", diff)
 	}
 }
 

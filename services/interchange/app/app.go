@@ -50,6 +50,9 @@ type Config struct {
 	// WithdrawalExpiry is how long a withdrawal waits for the decision of its wallet's venue
 	// before the sweeper declines it.
 	WithdrawalExpiry time.Duration `env:"WITHDRAWAL_EXPIRY, default=168h"`
+	// PriceMaxAge is how old a price of trading's table may be and still value a service
+	// request for the approval policy; an older one values nothing (the strictest rule).
+	PriceMaxAge time.Duration `env:"PRICE_MAX_AGE, default=1h"`
 	// SettlementMaxLegs bounds the legs of one settlement instruction.
 	SettlementMaxLegs int `env:"SETTLEMENT_MAX_LEGS, default=1000"`
 	// SettlementMaxGross bounds one settlement's gross amount (the sum of its legs' sizes) per
@@ -125,7 +128,8 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	}
 	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
 		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Custody: custodyv1.NewCustodyLedgerServiceClient(custodyConn), Signer: signer, Logger: deps.Logger, Lease: cfg.SettlementLease,
-		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry})
+		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry,
+		PriceMaxAge: cfg.PriceMaxAge})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ type Parts struct {
 	// WithdrawalExpiry is how long a withdrawal may wait for its venue's decision before the
 	// sweeper declines it (withdrawal.DefaultExpiry when 0).
 	WithdrawalExpiry time.Duration
+	// PriceMaxAge is how old a price of trading's may be and still value a service request
+	// for the approval policy (funds.DefaultPriceMaxAge when 0).
+	PriceMaxAge time.Duration
 }
 
 // Wired is the settlement and withdrawal side put together.
@@ -81,7 +84,8 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 	}
 	w.transit = funds.NewTransit(p.Ledger, custody, p.Signer)
 	w.Server = server.New(server.Deps{Addresses: p.Addresses, Settlements: w.settlements, Withdrawals: w.withdrawals,
-		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules, Custody: custody, Transit: w.transit})
+		Wallets: p.Wallets, Signer: p.Signer, Rules: p.Rules, Custody: custody, Transit: w.transit,
+		Prices: funds.NewPrices(p.Ledger, p.Signer, p.PriceMaxAge, p.Now, p.Logger)})
 	return w, nil
 }
 

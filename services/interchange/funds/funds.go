@@ -2,7 +2,7 @@
 // Interchange holds no balances: every step of a settlement or a withdrawal is one journal
 // entry with the deterministic id its aggregate names, so a retried, resumed or concurrent
 // step is the same entry and moves nothing twice. It also reads trading wallets for the
-// settlement checks.
+// settlement checks, and trading's prices to value service requests (Prices).
 package funds
 
 import (

@@ -31,7 +31,10 @@ func (s *Server) InstructionHandler() plugin.Handler {
 
 // validateInstruction checks the payload, the venue (one the requesting company operates)
 // and the client's wallet, without storing anything. The entity id is the settlement's
-// request id: the service request's id.
+// request id: the service request's id. It reports the request to the approval policy:
+// money out of the sender (the client's wallet for a receivable, the venue's settlement
+// wallet for a payable), in the leg's currency, worth its USD value; no destination kind (it
+// moves money between trading wallets at the venue).
 func (s *Server) validateInstruction(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
 	in, wallets, rename, err := s.requestedInstruction(sr)
 	if err != nil {
@@ -44,7 +47,13 @@ func (s *Server) validateInstruction(ctx context.Context, sr *pluginv1.ServiceRe
 	if err != nil {
 		return nil, err
 	}
-	return &pluginv1.ValidateResponse{EntityIds: []string{in.RequestID}, Details: details}, nil
+	l := in.Legs[0]
+	sender, amount := l.WalletID, l.Amount
+	if payable, ok := strings.CutPrefix(l.Amount, "-"); ok {
+		sender, amount = trading.VenueWalletID(in.VenueID, l.Currency), payable
+	}
+	return &pluginv1.ValidateResponse{EntityIds: []string{in.RequestID}, Details: details,
+		Subject: s.policySubject(ctx, sender, l.Currency, amount, "")}, nil
 }
 
 // executeInstruction records the settlement (idempotent by its request id: a repeated

@@ -115,8 +115,10 @@ func (s *Server) WithdrawalHandler() plugin.Handler {
 }
 
 // validateWithdrawal checks the payload, the company's sender and destination wallets and
-// the amount against them, and reserves the transfer id. It writes nothing; the funds are
-// held when the request is executed.
+// the amount against them, and reserves the transfer id. It writes nothing (it reads the
+// wallets and trading's prices); the funds are held when the request is executed. It
+// reports the request to the approval policy: money out of the sender trading wallet, in its
+// currency, worth its USD value, to one of the company's own custody wallets.
 func (s *Server) validateWithdrawal(ctx context.Context, sr *pluginv1.ServiceRequest) (*pluginv1.ValidateResponse, error) {
 	w, err := s.requestedWithdrawal(sr, fmt.Sprintf("TWD-%s-%s", sr.GetCompanyId(), ids.Random(transferIDSuffix)))
 	if err != nil {
@@ -129,7 +131,19 @@ func (s *Server) validateWithdrawal(ctx context.Context, sr *pluginv1.ServiceReq
 	if err != nil {
 		return nil, err
 	}
-	return &pluginv1.ValidateResponse{EntityIds: []string{w.TransferID}, Details: []*structpb.Struct{details}}, nil
+	return &pluginv1.ValidateResponse{EntityIds: []string{w.TransferID}, Details: []*structpb.Struct{details},
+		Subject: s.policySubject(ctx, w.WalletID, w.Currency, w.Amount, catalog.DestinationOwnCustody)}, nil
+}
+
+// policySubject is what a request is for the company's approval policy: the wallet money
+// leaves, its currency, the amount's value in US dollars ("" without a recent price) and the
+// kind of its destination ("" for none).
+func (s *Server) policySubject(ctx context.Context, wallet, currency, amount, destination string) *pluginv1.PolicySubject {
+	subject := &pluginv1.PolicySubject{WalletId: wallet, Currency: currency, Destination: destination}
+	if s.deps.Prices != nil {
+		subject.UsdValue = s.deps.Prices.USDValue(ctx, currency, amount)
+	}
+	return subject
 }
 
 // executeWithdrawal creates the withdrawal under the reserved transfer id and holds its

@@ -35,6 +35,16 @@ type Deps struct {
 	Custody CustodyTargets
 	// Transit reads the in-transit accounts of trading and custody.
 	Transit withdrawal.Transit
+	// Prices values requested withdrawals and instructions in US dollars for the approval
+	// policy (funds.Prices); nil values none.
+	Prices Valuer
+}
+
+// Valuer values an amount in US dollars (funds.Prices).
+type Valuer interface {
+	// USDValue is amount of currency in US dollars, a canonical decimal; "" without a recent
+	// price (never an error: a request is never refused for it).
+	USDValue(ctx context.Context, currency, amount string) string
 }
 
 // Server implements interchangev1.InterchangeServiceServer.

@@ -54,6 +54,14 @@ const (
 	PolicyChange = "0x0001-001"
 )
 
+// Destination kinds: where a request sends money, as its owner reports it to the service
+// desk (plugin.v1 PolicySubject.destination) and the approval policy's rules match it.
+const (
+	DestinationOwnCustody  = "OWN_CUSTODY_WALLET"  // one of the company's own custody wallets
+	DestinationWhitelisted = "WHITELISTED_ADDRESS" // an address on the company's whitelist
+	DestinationOther       = "OTHER"               // anywhere else
+)
+
 // JournalOwners maps the journals a ledger reversal (LedgerReversal) may name, its payload's
 // "journal", to the service that keeps that journal and carries the reversal out.
 var JournalOwners = map[string]string{"trading": Trading, "custody": Custody}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zcustody/suite/services/internal/amount"
+	"github.com/zcustody/suite/services/internal/catalog"
 )
 
 // Actions of a rule.
@@ -55,11 +56,11 @@ func Operations() []string {
 	return []string{OpSettlementPayables, OpSettlementInstruction, OpWithdrawalDecision, OpWebhookSubscription, OpPolicyChange}
 }
 
-// Destination kinds a rule may match.
+// Destination kinds a rule may match, as the requests' owners report them.
 const (
-	DestinationOwnCustody  = "OWN_CUSTODY_WALLET"  // one of the company's own custody wallets
-	DestinationWhitelisted = "WHITELISTED_ADDRESS" // an address on the company's whitelist
-	DestinationOther       = "OTHER"               // anywhere else
+	DestinationOwnCustody  = catalog.DestinationOwnCustody  // one of the company's own custody wallets
+	DestinationWhitelisted = catalog.DestinationWhitelisted // an address on the company's whitelist
+	DestinationOther       = catalog.DestinationOther       // anywhere else
 )
 
 // Destinations lists the destination kinds.

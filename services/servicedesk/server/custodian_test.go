@@ -20,18 +20,27 @@ import (
 )
 
 // journalOwner stands in for trading's or custody's plugin API: it records the requests it
-// validates and executes.
+// validates and executes, and reports subject (when set) as what each request is for the
+// approval policy.
 type journalOwner struct {
 	pluginv1.PluginServiceClient
 	mu                  sync.Mutex
 	validated, executed []string
+	subject             *pluginv1.PolicySubject
 }
 
 func (o *journalOwner) Validate(_ context.Context, req *pluginv1.ValidateRequest, _ ...grpc.CallOption) (*pluginv1.ValidateResponse, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.validated = append(o.validated, req.GetRequest().GetRequestId())
-	return &pluginv1.ValidateResponse{EntityIds: []string{req.GetRequest().GetRequestId() + ":reversal"}}, nil
+	return &pluginv1.ValidateResponse{EntityIds: []string{req.GetRequest().GetRequestId() + ":reversal"}, Subject: o.subject}, nil
+}
+
+// report makes the owner report subject for the requests it validates next.
+func (o *journalOwner) report(subject *pluginv1.PolicySubject) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.subject = subject
 }
 
 func (o *journalOwner) Execute(_ context.Context, req *pluginv1.ExecuteRequest, _ ...grpc.CallOption) (*pluginv1.ExecuteResponse, error) {

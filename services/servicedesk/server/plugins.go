@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/zcustody/suite/platform/principal"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	"github.com/zcustody/suite/services/internal/amount"
 	"github.com/zcustody/suite/services/internal/catalog"
 	"github.com/zcustody/suite/services/servicedesk"
+	"github.com/zcustody/suite/services/servicedesk/policy"
 )
 
 // Plugins calls the owning services' plugin API as the service desk (servicedesk.Owners).
@@ -56,7 +59,34 @@ func (p *Plugins) Validate(ctx context.Context, r servicedesk.Request, venues []
 		return servicedesk.Validated{}, err
 	}
 	details, err := encodeDetails(resp.GetDetails())
-	return servicedesk.Validated{EntityIDs: resp.GetEntityIds(), Details: details}, err
+	if err != nil {
+		return servicedesk.Validated{}, err
+	}
+	subject, err := policySubject(resp.GetSubject())
+	if err != nil {
+		return servicedesk.Validated{}, fmt.Errorf("owner %s of %s: %w", r.Owner, r.ServiceID, err)
+	}
+	return servicedesk.Validated{EntityIDs: resp.GetEntityIds(), Details: details, Subject: subject}, nil
+}
+
+// policySubject reads what an owner reports a request to be for the policy: its USD value a
+// canonical decimal, its destination one of the policy's kinds (both optional). Anything
+// else is the owner's fault, never the maker's: an internal error.
+func policySubject(s *pluginv1.PolicySubject) (policy.Subject, error) {
+	out := policy.Subject{WalletID: s.GetWalletId(), Currency: s.GetCurrency(), Destination: s.GetDestination()}
+	if out.Destination != "" && !slices.Contains(policy.Destinations(), out.Destination) {
+		return out, fmt.Errorf("destination %q is not one of %v", out.Destination, policy.Destinations())
+	}
+	if s.GetUsdValue() == "" {
+		return out, nil
+	}
+	usd, err := amount.Parse(s.GetUsdValue())
+	if err != nil {
+		return out, fmt.Errorf("usd value %q: %w", s.GetUsdValue(), err)
+	}
+	v := amount.FromDecimal(usd)
+	out.USD = &v
+	return out, nil
 }
 
 // Execute asks the owner to carry out an authorised request (idempotent by request id). Its

@@ -22,7 +22,7 @@ func toDoc(r servicedesk.Request) requestDoc {
 		d := toRuleDoc(*r.Rule)
 		rule = &d
 	}
-	return requestDoc{PolicyVersion: r.PolicyVersion, Rule: rule, ID: r.ID, CompanyID: r.CompanyID, CompanyName: r.CompanyName, ServiceID: r.ServiceID,
+	return requestDoc{PolicyVersion: r.PolicyVersion, Rule: rule, USD: r.USD, ID: r.ID, CompanyID: r.CompanyID, CompanyName: r.CompanyName, ServiceID: r.ServiceID,
 		Product: r.Product, ProductID: r.ProductID, RequestType: r.RequestType, Owner: r.Owner, NeedsChecker: r.NeedsChecker,
 		EndToEndID: r.EndToEndID, Payload: r.Payload, BodyHash: r.BodyHash, EntityIDs: nonNil(r.EntityIDs),
 		PluginDetails: r.PluginDetails, Status: r.Status, CreatedBy: r.CreatedBy, UpdatedBy: r.UpdatedBy,
@@ -46,7 +46,7 @@ func fromDoc(d requestDoc) servicedesk.Request {
 		r := d.Rule.rule()
 		rule = &r
 	}
-	return servicedesk.Request{PolicyVersion: d.PolicyVersion, Rule: rule, ID: d.ID, CompanyID: d.CompanyID, CompanyName: d.CompanyName, ServiceID: d.ServiceID,
+	return servicedesk.Request{PolicyVersion: d.PolicyVersion, Rule: rule, USD: d.USD, ID: d.ID, CompanyID: d.CompanyID, CompanyName: d.CompanyName, ServiceID: d.ServiceID,
 		Product: d.Product, ProductID: d.ProductID, RequestType: d.RequestType, Owner: d.Owner, NeedsChecker: d.NeedsChecker,
 		EndToEndID: d.EndToEndID, Payload: d.Payload, BodyHash: d.BodyHash, EntityIDs: d.EntityIDs,
 		PluginDetails: d.PluginDetails, Status: d.Status, CreatedBy: d.CreatedBy, UpdatedBy: d.UpdatedBy,

@@ -63,6 +63,8 @@ type requestDoc struct {
 	// made before policies).
 	PolicyVersion int64    `bson:"policyVersion,omitempty"`
 	Rule          *ruleDoc `bson:"rule,omitempty"`
+	// USD is the request's value in US dollars when it was created (absent without one).
+	USD string `bson:"usd,omitempty"`
 }
 
 // InsertRequest stores a new request with its service_request.created event in its outbox;

@@ -23,7 +23,7 @@ func TestChain(t *testing.T) {
 	})
 	t.Run("who the handlers no longer check", func(t *testing.T) {
 		for _, m := range []string{tradingv1.TradingLedgerService_RecordEntry_FullMethodName, tradingv1.TradingLedgerService_ResolveHold_FullMethodName,
-			tradingv1.TradingLedgerService_GetSystemAccount_FullMethodName} {
+			tradingv1.TradingLedgerService_GetSystemAccount_FullMethodName, tradingv1.TradingLedgerService_GetPrices_FullMethodName} {
 			c.Admitted(t, m, "interchange", chaintest.System(server.MovementSystem))
 			c.Refused(t, m, "the settlement engine", chaintest.System(server.PriceSystem))
 			c.Refused(t, m, "the company", chaintest.Company(chaintest.ClientCompany))

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -13,7 +15,8 @@ import (
 )
 
 // Internal systems allowed on the ledger API (Policy): interchange moves funds for
-// settlements and withdrawals; the settlement engine (with the operator's tools) records
+// settlements and withdrawals, and reads the prices to value its service requests; the
+// settlement engine (with the operator's tools) records
 // deposits, refreshes prices and reconciles.
 const (
 	MovementSystem = catalog.Interchange
@@ -27,6 +30,7 @@ type LedgerStore interface {
 	Deposit(ctx context.Context, id, companyID, walletID, currency string, a amount.Amount) (journal.Result, error)
 	Journal() *journal.Journal
 	PutPrice(ctx context.Context, p trading.Price) error
+	Prices(ctx context.Context) (trading.Prices, error)
 }
 
 // Ledger implements tradingv1.TradingLedgerServiceServer: the journal and prices.
@@ -58,4 +62,19 @@ func (l *Ledger) SetPrices(ctx context.Context, req *tradingv1.SetPricesRequest)
 		}
 	}
 	return &tradingv1.SetPricesResponse{Updated: int32(len(prices))}, nil
+}
+
+// GetPrices answers the price table, by currency code, each price with when it was set (the
+// reader decides how old a price it still trusts).
+func (l *Ledger) GetPrices(ctx context.Context, _ *tradingv1.GetPricesRequest) (*tradingv1.GetPricesResponse, error) {
+	prices, err := l.store.Prices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp := &tradingv1.GetPricesResponse{Prices: make([]*tradingv1.PriceQuote, 0, len(prices))}
+	for _, p := range prices {
+		resp.Prices = append(resp.Prices, &tradingv1.PriceQuote{Currency: p.Currency, Usd: p.Price, UpdatedAt: p.UpdatedAt.UTC().Format(time.RFC3339Nano)})
+	}
+	slices.SortFunc(resp.Prices, func(a, b *tradingv1.PriceQuote) int { return strings.Compare(a.GetCurrency(), b.GetCurrency()) })
+	return resp, nil
 }

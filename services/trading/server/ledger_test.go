@@ -3,9 +3,12 @@ package server_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/zcustody/suite/platform/principal"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -144,5 +147,31 @@ func TestSetPricesValuesWallets(t *testing.T) {
 	}
 	if got := fiat(); got != "10.8500" {
 		t.Errorf("fiat value of 10 EURC at 1.0850 = %q, want 10.8500", got)
+	}
+}
+
+// TestGetPricesAnswersTheTable: interchange reads the price table as it was set, each price
+// with when it was set.
+func TestGetPricesAnswersTheTable(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ledger := server.NewLedger(f.store)
+	ix := system("interchange", "interchange")
+	if got, err := ledger.GetPrices(ix, &tradingv1.GetPricesRequest{}); err != nil || len(got.GetPrices()) != 0 {
+		t.Fatalf("GetPrices of an empty table = %v, %v; want none", got, err)
+	}
+	set := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, p := range []trading.Price{{Currency: "ETH", Price: "3200.00", UpdatedAt: set}, {Currency: "BTC", Price: "65000.00", UpdatedAt: set.Add(time.Minute)}} {
+		if err := f.store.PutPrice(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ledger.GetPrices(ix, &tradingv1.GetPricesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*tradingv1.PriceQuote{{Currency: "BTC", Usd: "65000.00", UpdatedAt: "2026-03-01T12:01:00Z"}, {Currency: "ETH", Usd: "3200.00", UpdatedAt: "2026-03-01T12:00:00Z"}}
+	if diff := cmp.Diff(want, got.GetPrices(), protocmp.Transform()); diff != "" {
+		t.Errorf("GetPrices mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // engine instructs), the statement extensions (a wallet's history and its balances as of a
 // time) by any caller of a company, the vault-address search (endpoint 7) by a company's API
 // users, journal
-// entries, holds and system-account reads by interchange, deposits, reconciliation and
+// entries, holds, system-account reads and the price table by interchange (which values its
+// service requests for the approval policy), deposits, reconciliation and
 // prices by the settlement engine, the plugin API by the service desk. A system's token is
 // believed only from the system itself (principal.Verifier). The handlers scope what a
 // caller sees to its company (and an operator's venues), and check no role.
@@ -30,6 +31,7 @@ func Policy() authz.Policy {
 		tradingv1.TradingLedgerService_Reconcile_FullMethodName:        authz.System(PriceSystem),
 		tradingv1.TradingLedgerService_SetPrices_FullMethodName:        authz.System(PriceSystem),
 		tradingv1.TradingLedgerService_GetSystemAccount_FullMethodName: authz.System(MovementSystem),
+		tradingv1.TradingLedgerService_GetPrices_FullMethodName:        authz.System(MovementSystem),
 		pluginv1.PluginService_Validate_FullMethodName:                 authz.System(plugin.ServicedeskSystem),
 		pluginv1.PluginService_Execute_FullMethodName:                  authz.System(plugin.ServicedeskSystem),
 	}

@@ -71,7 +71,7 @@ Try it (signs with the demo keys of company ZTEST, user api-maker@ztest.example)
 %s
 Press Ctrl-C to stop.
 `, s.GatewayURL, s.GatewayURL, s.GatewayURL, s.MongoURI, logFile.Name(), addrList(s.Services), addrList(s.Metrics()), limits(s.GatewayConfig()))
-	feedFees(ctx, s.MongoURI, logger)
+	feedDemo(ctx, s.MongoURI, logger)
 	fmt.Println("stopping…")
 	return s.Stop()
 }
@@ -128,9 +128,9 @@ func envOr(name, def string) string {
 	return def
 }
 
-// feedFees refreshes the demo fee estimates every few minutes until ctx ends, standing in for
-// the fee feed a real deployment has.
-func feedFees(ctx context.Context, uri string, logger *slog.Logger) {
+// feedDemo refreshes the demo fee estimates and prices every few minutes until ctx ends,
+// standing in for the fee and price feeds a real deployment has.
+func feedDemo(ctx context.Context, uri string, logger *slog.Logger) {
 	client, err := mongodb.Connect(ctx, uri)
 	if err != nil {
 		logger.Warn("demo fee feed unavailable", "error", err.Error())
@@ -147,6 +147,9 @@ func feedFees(ctx context.Context, uri string, logger *slog.Logger) {
 		case <-ticker.C:
 			if err := demo.RefreshFees(ctx, client); err != nil {
 				logger.Warn("refresh demo fees", "error", err.Error())
+			}
+			if err := demo.RefreshPrices(ctx, client); err != nil {
+				logger.Warn("refresh demo prices", "error", err.Error())
 			}
 		}
 	}
