@@ -174,3 +174,43 @@ func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 		t.Errorf("policy versions = %v, want %s", got, want)
 	}
 }
+
+// TestWithdrawalAboveAThresholdNeedsTwoGroups: ZTEST adopts a rule for one trading wallet
+// (two CHECKERs still decide the change): withdrawals of 1,000 USD or more need one of
+// "treasury" AND one of "risk". A withdrawal of 0.1 BTC (6,500 USD at the demo price) waits
+// for both groups; one of 0.001 BTC (65 USD) is decided by the one-CHECKER catch-all. It
+// runs after TestPolicyChangeNeedsTwoPeople (not in parallel: it changes ZTEST's policy; the
+// new rule names a wallet only this test uses).
+func TestWithdrawalAboveAThresholdNeedsTwoGroups(t *testing.T) {
+	f := newVenueFixture(t, "1", "0", "0", "0")
+	target := newCustodyWallet(t, "BTC", "btc-btc")
+	large := map[string]any{"name": "large withdrawals", "operations": []string{"0x0003-004"}, "wallets": []string{f.btc}, "minUsd": "1000",
+		"action": "REQUIRE_APPROVAL", "combine": "AND", "groups": []map[string]any{
+			{"name": "treasury", "users": []string{demo.UserEmail("ztest", checker)}, "threshold": 1},
+			{"name": "risk", "users": []string{demo.UserEmail("ztest", admin)}, "threshold": 1}}}
+	change := create(t, demo.CompanyZTEST, maker, createBody(t, policyChange, map[string]any{"rules": append([]map[string]any{large}, ztestRules...)})).RequestID
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, change, "", ""), "PENDING AUTHORISATION")
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, change, "Approve", ""), "PENDING AUTHORISATION")
+	wantStatus(t, act(t, demo.CompanyZTEST, admin, change, "Approve", ""), "COMPLETED")
+	version := readPolicy(t).Version
+
+	big, _ := requestWithdrawal(t, f.btc, target, "0.1")
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, big, "", ""), "PENDING AUTHORISATION")
+	want := fmt.Sprintf("large withdrawals@%s REQUIRE_APPROVAL met=false treasury 0/1 missing 1 risk 0/1 missing 1", version)
+	if got := pendingQuorum(t, viewer, big).String(); got != want {
+		t.Fatalf("quorum of a 6,500 USD withdrawal = %s, want %s", got, want)
+	}
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, big, "Approve", ""), "PENDING AUTHORISATION")
+	wantError(t, act(t, demo.CompanyZTEST, checker, big, "Approve", ""), http.StatusConflict, "ER-409") // treasury once
+	if got := requestStatus(t, demo.CompanyZTEST, big); got != "PENDING AUTHORISATION" {
+		t.Fatalf("with treasury's approval only: %s, want still pending", got)
+	}
+	wantStatus(t, act(t, demo.CompanyZTEST, admin, big, "Approve", ""), "COMPLETED")
+
+	small, _ := requestWithdrawal(t, f.btc, target, "0.001")
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, small, "", ""), "PENDING AUTHORISATION")
+	if got := pendingQuorum(t, viewer, small).String(); got != fmt.Sprintf("default@%s REQUIRE_APPROVAL met=false checkers 0/1 missing 1", version) {
+		t.Errorf("quorum of a 65 USD withdrawal = %s, want the one-CHECKER catch-all", got)
+	}
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, small, "Approve", ""), "COMPLETED")
+}
