@@ -10,7 +10,8 @@ import (
 
 // PendingView is the request object a user signs to act on r: the maker confirms it as is,
 // an approver sets `type` to Approve or Reject (and `rejectReason`). It binds the signature to
-// this request, its payload and the version that put it in its current status (ViewVersion),
+// this request, its payload, the policy version and rule that decide it, and the version that
+// put it in its current status (ViewVersion),
 // so a signature cannot be replayed on another request or in another status, while the
 // approvers of one quorum all sign the same object, whatever order their approvals land in.
 func PendingView(r Request) (map[string]any, error) {
@@ -22,7 +23,7 @@ func PendingView(r Request) (map[string]any, error) {
 	if r.Status == StatusPendingAuthorisation {
 		typ = TypeApprove
 	}
-	return map[string]any{
+	view := map[string]any{
 		"requestId":     r.ID,
 		"serviceId":     r.ServiceID,
 		"requestType":   r.RequestType,
@@ -34,7 +35,12 @@ func PendingView(r Request) (map[string]any, error) {
 		"createdBy":     r.CreatedBy,
 		"versionNumber": r.ViewVersion(),
 		"type":          typ,
-	}, nil
+	}
+	if r.Rule != nil { // what the signer approves under (requests made before policies have none)
+		view["policyVersion"] = r.PolicyVersion
+		view["rule"] = r.Rule.Name
+	}
+	return view, nil
 }
 
 // ViewVersion is the number of the version that moved r into its current status: its last
