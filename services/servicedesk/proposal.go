@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,6 +112,9 @@ func (d *Desk) proposedPolicy(ctx context.Context, r Request) (policy.Policy, er
 	if err := policy.Validate(proposed, known); err != nil {
 		var ae *apperr.Error
 		if errors.As(err, &ae) {
+			if strings.HasPrefix(ae.Message, "Missing mandatory field: "+ae.Field) {
+				ae.Message = strings.Replace(ae.Message, ae.Field, "payload."+ae.Field, 1)
+			}
 			ae.Field = "payload." + ae.Field
 		}
 		return policy.Policy{}, err
@@ -133,7 +138,13 @@ func (d *Desk) known(ctx context.Context, companyID string) (policy.Known, error
 	if err != nil {
 		return policy.Known{}, err
 	}
-	k := policy.Known{Roles: []string{principal.RoleViewer, principal.RoleMaker, principal.RoleChecker}}
+	company, err := d.store.Company(ctx, companyID)
+	if err != nil && !errors.Is(err, apperr.ErrNotFound) {
+		return policy.Known{}, err
+	}
+	k := policy.Known{Roles: []string{principal.RoleViewer, principal.RoleMaker, principal.RoleChecker},
+		ApproverRoles: []string{principal.RoleMaker, principal.RoleChecker}, MakerRole: principal.RoleMaker,
+		Wallet: walletOf(companyID, company.VenueIDs)}
 	for _, u := range users {
 		if u.Active {
 			k.Users = append(k.Users, policy.Approver{Email: u.Email, Roles: u.Roles})
@@ -148,6 +159,23 @@ func (d *Desk) known(ctx context.Context, companyID string) (policy.Known, error
 		}
 	}
 	return k, nil
+}
+
+// walletOf reports whether an id has the shape of a wallet of the company: its own wallets
+// (<COMPANY>-<KIND>-<10 characters>: trading TW, custody NOBENF) or, for a venue's operator,
+// the wallets of its venues (<VENUE>-<KIND>-<suffix>, e.g. BYBIT-ISW-BTC). Whether the wallet
+// exists is its owner's to say; this catches another company's wallet and a mistyped id.
+func walletOf(companyID string, venues []string) func(string) bool {
+	own := regexp.MustCompile(`^` + regexp.QuoteMeta(companyID) + `-[A-Z]+-[A-Z0-9]{10}$`)
+	var venue *regexp.Regexp
+	if len(venues) > 0 {
+		quoted := make([]string, 0, len(venues))
+		for _, v := range venues {
+			quoted = append(quoted, regexp.QuoteMeta(v))
+		}
+		venue = regexp.MustCompile(`^(` + strings.Join(quoted, "|") + `)-[A-Z]+-[A-Z0-9]+$`)
+	}
+	return func(id string) bool { return own.MatchString(id) || (venue != nil && venue.MatchString(id)) }
 }
 
 // ruleJSON is a rule as a proposal's payload and the policy API write it.
@@ -170,20 +198,27 @@ type groupJSON struct {
 	Threshold int      `json:"threshold"`
 }
 
-// parseRules reads a proposal's payload, {"rules": [...]}, strictly: an unknown field or a
-// value of the wrong type is a 400 on payload.rules. A rule requiring approvals without a
-// combine combines its groups with AND.
+// parseRules reads a proposal's payload, {"rules": [...]}, strictly: a payload that is not
+// a list of rules is a 400 on payload.rules, and a rule with an unknown field or a value of
+// the wrong type a 400 on payload.rules[i] naming the rule and the field in the API's terms.
+// A rule requiring approvals without a combine combines its groups with AND.
 func parseRules(payload string) ([]policy.Rule, error) {
 	var body struct {
-		Rules []ruleJSON `json:"rules"`
+		Rules []json.RawMessage `json:"rules"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(payload)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		return nil, apperr.Invalid(apperr.CodeFormat, "payload.rules", "payload.rules must be a list of rules {name, operations, wallets, currencies, minUsd, destinations, action, groups, combine}: %v", err)
+		return nil, apperr.Invalid(apperr.CodeFormat, "payload.rules", "payload.rules must be a list of rules {name, operations, wallets, currencies, minUsd, destinations, action, groups, combine}")
 	}
 	rules := make([]policy.Rule, 0, len(body.Rules))
-	for _, r := range body.Rules {
+	for i, raw := range body.Rules {
+		var r ruleJSON
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&r); err != nil {
+			return nil, ruleError(i, raw, err)
+		}
 		rule := policy.Rule{Name: r.Name, Operations: r.Operations, Wallets: r.Wallets, Currencies: r.Currencies, MinUSD: r.MinUSD,
 			Destinations: r.Destinations, Action: r.Action, Combine: r.Combine}
 		if rule.Action == policy.ActionApprove && rule.Combine == "" {
@@ -195,6 +230,44 @@ func parseRules(payload string) ([]policy.Rule, error) {
 		rules = append(rules, rule)
 	}
 	return rules, nil
+}
+
+// ruleError is the 400 of rule i that does not decode, in the API's terms.
+func ruleError(i int, raw json.RawMessage, err error) error {
+	field := fmt.Sprintf("payload.rules[%d]", i)
+	var probe struct {
+		Name any `json:"name"`
+	}
+	which := field
+	if json.Unmarshal(raw, &probe) == nil {
+		if name, ok := probe.Name.(string); ok {
+			which = fmt.Sprintf("%s (rule %q)", field, name)
+		}
+	}
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ) && typ.Field != "":
+		return apperr.Invalid(apperr.CodeFormat, field+"."+typ.Field, "%s: %s must be %s, not a JSON %s", which, typ.Field, kindOf(typ.Type.Kind()), typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return apperr.Invalid(apperr.CodeFormat, field, "%s has an unknown field %q: a rule has name, operations, wallets, currencies, minUsd, destinations, action, groups (name, users, roles, threshold) and combine", which, name)
+	}
+	return apperr.Invalid(apperr.CodeFormat, field, "%s must be a rule object {name, operations, wallets, currencies, minUsd, destinations, action, groups, combine}", which)
+}
+
+// kindOf names a Go kind the way the API's documentation does.
+func kindOf(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another kind of value"
 }
 
 // RulesJSON is rules as the policy API shows them (the shape a proposal's payload takes).

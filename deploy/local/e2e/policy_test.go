@@ -55,11 +55,13 @@ type policyAnswer struct {
 }
 
 // ztestRules keeps ZTEST's behaviour for the other tests (beneficiaries on the maker's word,
-// everything else one CHECKER) and makes policy changes need two CHECKERs.
+// everything else one CHECKER) and makes policy changes need two approvers besides the
+// proposer, from the MAKERs and CHECKERs (with only ZTEST's two CHECKERs, a proposal by
+// admin, a MAKER and CHECKER, could never be approved: such a policy is refused).
 var ztestRules = []map[string]any{
 	{"name": "beneficiaries", "operations": []string{"0x0007-004"}, "action": "ALLOW"},
 	{"name": "policy changes", "operations": []string{"policy.change"}, "action": "REQUIRE_APPROVAL",
-		"groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 2}}},
+		"groups": []map[string]any{{"name": "approvers", "roles": []string{"MAKER", "CHECKER"}, "threshold": 2}}},
 	{"name": "default", "action": "REQUIRE_APPROVAL", "groups": []map[string]any{{"name": "checkers", "roles": []string{"CHECKER"}, "threshold": 1}}},
 }
 
@@ -83,7 +85,8 @@ func readPolicy(t *testing.T) policyAnswer {
 // a request against it; an invalid proposal is refused at creation naming the rule and the
 // field; a valid one is decided under the default's rule (the maker cannot approve it, one
 // CHECKER does) and adopted as version 1, whose rule for policy changes then needs two
-// CHECKERs: the pending view shows the one still missing until the second approves.
+// approvers besides the proposer: the pending view shows the one still missing until the
+// second approves.
 func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 	if got := readPolicy(t); got.Version != "0" || len(got.Rules) != 2 || got.Rules[1].Name != "default" {
 		t.Fatalf("ZTEST's policy before any change = %+v, want the default (version 0)", got)
@@ -120,7 +123,7 @@ func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 	signed["type"] = "Approve"
 	wantStatus(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), "PENDING AUTHORISATION")
 	q := pendingQuorum(t, admin, second)
-	if got := q.String(); got != "policy changes@1 REQUIRE_APPROVAL met=false checkers 1/2 missing 1" || fmt.Sprint(q.Approvers) != "["+demo.UserEmail("ztest", checker)+"]" {
+	if got := q.String(); got != "policy changes@1 REQUIRE_APPROVAL met=false approvers 1/2 missing 1" || fmt.Sprint(q.Approvers) != "["+demo.UserEmail("ztest", checker)+"]" {
 		t.Errorf("second proposal's quorum = %s, approvers %v", got, q.Approvers)
 	}
 	wantError(t, act(t, demo.CompanyZTEST, checker, second, "Approve", ""), http.StatusConflict, "ER-409") // once each
@@ -176,7 +179,7 @@ func TestPolicyChangeNeedsTwoPeople(t *testing.T) {
 }
 
 // TestWithdrawalAboveAThresholdNeedsTwoGroups: ZTEST adopts a rule for one trading wallet
-// (two CHECKERs still decide the change): withdrawals of 1,000 USD or more need one of
+// (two approvers still decide the change): withdrawals of 1,000 USD or more need one of
 // "treasury" AND one of "risk". A withdrawal of 0.1 BTC (6,500 USD at the demo price) waits
 // for both groups; one of 0.001 BTC (65 USD) is decided by the one-CHECKER catch-all. It
 // runs after TestPolicyChangeNeedsTwoPeople (not in parallel: it changes ZTEST's policy; the

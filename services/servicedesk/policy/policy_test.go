@@ -77,8 +77,8 @@ func TestNoPriceNeverPicksAnUnreachableRule(t *testing.T) {
 func TestDefaultPolicyIsOneChecker(t *testing.T) {
 	t.Parallel()
 	p := policy.Default("ZTEST", []string{"0x0017-001"})
-	if err := policy.Validate(p, policy.Known{Users: []policy.Approver{{Email: "c@z", Roles: []string{"CHECKER"}}},
-		Services: []string{"0x0017-001", withdrawal}, Roles: []string{"CHECKER"}}); err != nil {
+	if err := policy.Validate(p, policy.Known{Users: []policy.Approver{{Email: "c@z", Roles: []string{"CHECKER"}}, {Email: "m@z", Roles: []string{"MAKER"}}},
+		Services: []string{"0x0017-001", withdrawal}, Roles: []string{"MAKER", "CHECKER"}, MakerRole: "MAKER", ApproverRoles: []string{"MAKER", "CHECKER"}}); err != nil {
 		t.Fatalf("the default policy is invalid: %v", err)
 	}
 	rule := p.Rules[p.Match(policy.Subject{Operation: withdrawal})]
@@ -148,12 +148,17 @@ func TestQuorum(t *testing.T) {
 
 func TestValidateNamesTheRuleAndTheField(t *testing.T) {
 	t.Parallel()
+	checker := []string{"CHECKER"}
 	known := policy.Known{
-		Users: []policy.Approver{{Email: "t1@z"}, {Email: "t2@z"}, {Email: "t3@z"}, {Email: "both@z"}, {Email: "r1@z"}, {Email: "a1@z"}, {Email: "a2@z"},
-			{Email: "c@z", Roles: []string{"CHECKER"}}},
-		Services:   []string{withdrawal, "0x0013-001"},
-		Currencies: []string{"BTC", "ETH"},
-		Roles:      []string{"VIEWER", "MAKER", "CHECKER"},
+		Users: []policy.Approver{{Email: "t1@z", Roles: checker}, {Email: "t2@z", Roles: checker}, {Email: "t3@z", Roles: checker},
+			{Email: "both@z", Roles: checker}, {Email: "r1@z", Roles: checker}, {Email: "a1@z", Roles: checker}, {Email: "a2@z", Roles: checker},
+			{Email: "m@z", Roles: []string{"MAKER"}}, {Email: "v@z", Roles: []string{"VIEWER"}}},
+		Services:      []string{withdrawal, "0x0013-001"},
+		Currencies:    []string{"BTC", "ETH"},
+		Roles:         []string{"VIEWER", "MAKER", "CHECKER"},
+		MakerRole:     "MAKER",
+		ApproverRoles: []string{"MAKER", "CHECKER"},
+		Wallet:        func(id string) bool { return strings.HasPrefix(id, "ZTEST-") },
 	}
 	if err := policy.Validate(treasuryAndRisk(), known); err != nil {
 		t.Fatalf("a valid policy: %v", err)
@@ -172,7 +177,9 @@ func TestValidateNamesTheRuleAndTheField(t *testing.T) {
 		{"no catch-all", with(func(p *policy.Policy) { p.Rules = p.Rules[:4] }), "ER-108", "rules[3]"},
 		{"a catch-all before the end", with(func(p *policy.Policy) { p.Rules = append([]policy.Rule{p.Rules[4]}, p.Rules...) }), "ER-108", "rules[0]"},
 		{"a threshold larger than its group", with(func(p *policy.Policy) { p.Rules[1].Groups[1].Threshold = 3 }), "ER-103", "rules[1].groups[1].threshold"},
-		{"a role group larger than its holders", with(func(p *policy.Policy) { p.Rules[4].Groups[0].Threshold = 2 }), "ER-103", "rules[4].groups[0].threshold"},
+		{"a role group larger than its holders", with(func(p *policy.Policy) {
+			p.Rules[4].Groups[0].Roles, p.Rules[4].Groups[0].Threshold = []string{"MAKER"}, 2
+		}), "ER-103", "rules[4].groups[0].threshold"},
 		{"a zero threshold", with(func(p *policy.Policy) { p.Rules[1].Groups[0].Threshold = 0 }), "ER-103", "rules[1].groups[0].threshold"},
 		{"an unknown user", with(func(p *policy.Policy) { p.Rules[1].Groups[0].Users[1] = "nobody@z" }), "ER-108", "rules[1].groups[0].users[1]"},
 		{"an unknown role", with(func(p *policy.Policy) { p.Rules[4].Groups[0].Roles = []string{"ADMIN"} }), "ER-108", "rules[4].groups[0].roles[0]"},
@@ -193,6 +200,15 @@ func TestValidateNamesTheRuleAndTheField(t *testing.T) {
 		{"policy changes blocked for good", with(func(p *policy.Policy) {
 			p.Rules[3] = policy.Rule{Name: "policy", Operations: []string{policy.OpPolicyChange}, Action: policy.ActionBlock}
 		}), "ER-108", "rules[3].action"},
+		{"policy changes a proposal by one of its approvers can never meet", with(func(p *policy.Policy) {
+			p.Rules[3].Groups = []policy.Group{{Name: "admins", Users: []string{"a1@z", "m@z"}, Threshold: 2}}
+		}), "ER-103", "rules[3].groups"},
+		{"policy changes decided by users who may not approve", func() policy.Policy {
+			p := treasuryAndRisk()
+			p.Rules[3].Groups = []policy.Group{{Name: "viewers", Roles: []string{"VIEWER"}, Threshold: 1}}
+			return p
+		}(), "ER-103", "rules[3].groups[0].threshold"},
+		{"another company's wallet", with(func(p *policy.Policy) { p.Rules[1].Wallets = []string{"ZACME-TW-0000000001"} }), "ER-108", "rules[1].wallets[0]"},
 		{"policy changes left to an ALLOW catch-all", with(func(p *policy.Policy) {
 			p.Rules = append(p.Rules[:3], policy.Rule{Name: "rest", Action: policy.ActionAllow})
 		}), "ER-108", "rules[3].action"},

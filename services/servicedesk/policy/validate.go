@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
@@ -22,12 +23,24 @@ const (
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._ -]*$`)
 
 // Known is what a policy may name: the company's active users (with their roles), the
-// catalog's service ids, the supported currency codes and the roles.
+// catalog's service ids, the supported currency codes and the roles; which roles may
+// approve (a group's size counts only their holders), which of them a request's maker holds
+// (a policy change is proposed by one of them, who never counts), and which wallet ids are
+// the company's (nil: any).
 type Known struct {
-	Users      []Approver
-	Services   []string
-	Currencies []string
-	Roles      []string
+	Users         []Approver
+	Services      []string
+	Currencies    []string
+	Roles         []string
+	ApproverRoles []string
+	MakerRole     string
+	Wallet        func(id string) bool
+}
+
+// canApprove reports whether u may send an approval at all (holds an approver role); with no
+// approver roles known, everyone may.
+func (k Known) canApprove(u Approver) bool {
+	return len(k.ApproverRoles) == 0 || slices.ContainsFunc(u.Roles, func(r string) bool { return slices.Contains(k.ApproverRoles, r) })
 }
 
 // Validate refuses a policy a company could not live with, naming the rule and the field
@@ -58,11 +71,45 @@ func Validate(p Policy, k Known) error {
 		}
 	}
 	i := p.Match(Subject{Operation: OpPolicyChange})
-	if r := p.Rules[i]; r.Action != ActionApprove {
+	r := p.Rules[i]
+	if r.Action != ActionApprove {
 		return apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("rules[%d].action", i),
 			"rule %q decides policy changes, which need at least two people: its action must be %s, not %s", r.Name, ActionApprove, r.Action)
 	}
+	return checkProposable(i, r, k)
+}
+
+// checkProposable refuses a rule for policy changes that some proposal could never meet:
+// whichever of the company's makers proposes (and so never counts), the users who may
+// approve must be able to complete the rule's quorum. Adopting such a rule would lock the
+// company's policy for good.
+func checkProposable(i int, r Rule, k Known) error {
+	var approvers []Approver
+	for _, u := range k.Users {
+		if k.canApprove(u) {
+			approvers = append(approvers, u)
+		}
+	}
+	for _, maker := range k.Users {
+		if k.MakerRole != "" && !slices.Contains(maker.Roles, k.MakerRole) {
+			continue
+		}
+		if !r.Tally(approvers, maker.Email).Met {
+			return apperr.Invalid(apperr.CodeLength, fmt.Sprintf("rules[%d].groups", i),
+				"rule %q decides policy changes, but a proposal by %s could never be approved: its groups (%s) lack enough users other than the proposer who may approve (%s)",
+				r.Name, maker.Email, describeGroups(r), strings.Join(k.ApproverRoles, " or "))
+		}
+	}
 	return nil
+}
+
+// describeGroups is "2 of treasury AND 1 of risk".
+func describeGroups(r Rule) string {
+	parts := make([]string, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		parts = append(parts, fmt.Sprintf("%d of %s", g.Threshold, g.Name))
+	}
+	return strings.Join(parts, " "+r.Combine+" ")
 }
 
 func validateRule(i int, r Rule, k Known, names map[string]bool) error {
@@ -83,12 +130,17 @@ func validateRule(i int, r Rule, k Known, names map[string]bool) error {
 		allowed []string
 	}{
 		{"operations", r.Operations, ops},
-		{"wallets", r.Wallets, nil},
+		{"wallets", r.Wallets, nil}, // checked below against the company's wallet ids
 		{"currencies", r.Currencies, k.Currencies},
 		{"destinations", r.Destinations, Destinations()},
 	} {
 		if err := checkValues(field(c.name), r.Name, c.values, c.allowed); err != nil {
 			return err
+		}
+	}
+	for j, w := range r.Wallets {
+		if k.Wallet != nil && !k.Wallet(w) {
+			return apperr.Invalid(apperr.CodeFormat, field(fmt.Sprintf("wallets[%d]", j)), "rule %q: wallets[%d] %q is not a wallet id of the company", r.Name, j, w)
 		}
 	}
 	if r.MinUSD != "" {
@@ -149,7 +201,7 @@ func validateGroup(field, rule string, g Group, k Known, names map[string]bool) 
 	}
 	size := 0
 	for _, u := range k.Users {
-		if g.Has(u) {
+		if g.Has(u) && k.canApprove(u) {
 			size++
 		}
 	}
@@ -157,7 +209,7 @@ func validateGroup(field, rule string, g Group, k Known, names map[string]bool) 
 	case g.Threshold < 1:
 		return apperr.Invalid(apperr.CodeLength, field+".threshold", "rule %q: group %q needs a threshold of at least 1", rule, g.Name)
 	case g.Threshold > size:
-		return apperr.Invalid(apperr.CodeLength, field+".threshold", "rule %q: group %q has %d eligible users, fewer than its threshold %d", rule, g.Name, size, g.Threshold)
+		return apperr.Invalid(apperr.CodeLength, field+".threshold", "rule %q: group %q has %d users who may approve, fewer than its threshold %d", rule, g.Name, size, g.Threshold)
 	}
 	return nil
 }

@@ -149,7 +149,7 @@ var (
 	catchAll   = policy.Rule{Name: "rest", Action: policy.ActionApprove, Combine: policy.CombineAnd, Groups: []policy.Group{{Name: "checkers", Roles: checkers, Threshold: 1}}}
 	treasury   = policy.Group{Name: "treasury", Users: []string{"t1@zq", "t2@zq", "t3@zq", "both@zq"}, Threshold: 2}
 	risk       = policy.Group{Name: "risk", Users: []string{"r1@zq", "both@zq"}, Threshold: 1}
-	largeRule  = policy.Rule{Name: "large", Wallets: []string{"ZQ-TW-LARGE"}, Action: policy.ActionApprove, Combine: policy.CombineAnd, Groups: []policy.Group{treasury, risk}}
+	largeRule  = policy.Rule{Name: "large", Wallets: []string{"ZQ-TW-LARGE00001"}, Action: policy.ActionApprove, Combine: policy.CombineAnd, Groups: []policy.Group{treasury, risk}}
 	quorumTeam = map[string][]string{"m@zq": {principal.RoleMaker, principal.RoleChecker}, "t1@zq": checkers, "t2@zq": checkers, "t3@zq": checkers,
 		"both@zq": checkers, "r1@zq": checkers, "v@zq": {principal.RoleViewer}}
 )
@@ -163,7 +163,7 @@ func TestTwoOfTreasuryAndOneOfRisk(t *testing.T) {
 	t.Parallel()
 	q := newQuorumDesk(t, quorumTeam)
 	q.adopt(t, 1, largeRule, catchAll)
-	r := q.withdraw(t, "ZQ-TW-LARGE")
+	r := q.withdraw(t, "ZQ-TW-LARGE00001")
 	if r.PolicyVersion != 1 || r.Rule == nil || r.Rule.Name != "large" || r.Status != servicedesk.StatusPendingAuthorisation {
 		t.Fatalf("request under policy %d rule %+v, %s; want version 1 rule large, pending authorisation", r.PolicyVersion, r.Rule, r.Status)
 	}
@@ -297,9 +297,9 @@ func TestPolicyChangeNeverAppliesToWaitingRequests(t *testing.T) {
 	t.Parallel()
 	q := newQuorumDesk(t, quorumTeam)
 	q.adopt(t, 1, largeRule, catchAll)
-	waiting := q.withdraw(t, "ZQ-TW-LARGE")
+	waiting := q.withdraw(t, "ZQ-TW-LARGE00001")
 	q.adopt(t, 2, catchAll) // the large rule is gone: one CHECKER for everything
-	later := q.withdraw(t, "ZQ-TW-LARGE")
+	later := q.withdraw(t, "ZQ-TW-LARGE00001")
 	if waiting.PolicyVersion != 1 || later.PolicyVersion != 2 || later.Rule.Name != "rest" {
 		t.Fatalf("versions %d and %d (rule %q), want 1 and 2 (rest)", waiting.PolicyVersion, later.PolicyVersion, later.Rule.Name)
 	}
@@ -352,7 +352,7 @@ func TestPolicyChangesUnderFourEyes(t *testing.T) {
 	t.Parallel()
 	q := newQuorumDesk(t, quorumTeam)
 	invalid := []struct{ name, rules, code, field string }{
-		{"no catch-all", `[{"name":"large","wallets":["ZQ-TW-LARGE"],"action":"BLOCK"}]`, apperr.CodeFormat, "payload.rules[0]"},
+		{"no catch-all", `[{"name":"large","wallets":["ZQ-TW-LARGE00001"],"action":"BLOCK"}]`, apperr.CodeFormat, "payload.rules[0]"},
 		{"a threshold larger than its group", `[{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"risk","users":["r1@zq"],"threshold":2}]}]`,
 			apperr.CodeLength, "payload.rules[0].groups[0].threshold"},
 		{"an unknown user", `[{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"risk","users":["ghost@zq"],"threshold":1}]}]`,
@@ -360,7 +360,7 @@ func TestPolicyChangesUnderFourEyes(t *testing.T) {
 		{"an unknown service", `[{"name":"x","operations":["0x0999-001"],"action":"BLOCK"},{"name":"rest","action":"ALLOW"}]`,
 			apperr.CodeFormat, "payload.rules[0].operations[0]"},
 		{"policy changes by one person", `[{"name":"rest","action":"ALLOW"}]`, apperr.CodeFormat, "payload.rules[0].action"},
-		{"an unknown field", `[{"name":"rest","action":"ALLOW","quorum":3}]`, apperr.CodeFormat, "payload.rules"},
+		{"an unknown field", `[{"name":"rest","action":"ALLOW","quorum":3}]`, apperr.CodeFormat, "payload.rules[0]"},
 	}
 	for _, tt := range invalid {
 		_, err := q.propose(t, tt.rules)
@@ -373,7 +373,7 @@ func TestPolicyChangesUnderFourEyes(t *testing.T) {
 		t.Fatalf("a refused proposal left a policy: %v", err)
 	}
 
-	v1 := `[{"name":"large","wallets":["ZQ-TW-LARGE"],"action":"REQUIRE_APPROVAL","combine":"AND","groups":[
+	v1 := `[{"name":"large","wallets":["ZQ-TW-LARGE00001"],"action":"REQUIRE_APPROVAL","combine":"AND","groups":[
 		{"name":"treasury","users":["t1@zq","t2@zq","t3@zq","both@zq"],"threshold":2},{"name":"risk","users":["r1@zq","both@zq"],"threshold":1}]},
 		{"name":"policy","operations":["policy.change"],"action":"REQUIRE_APPROVAL","groups":[{"name":"treasury","users":["t1@zq","t2@zq"],"threshold":2}]},
 		{"name":"rest","action":"REQUIRE_APPROVAL","groups":[{"name":"checkers","roles":["CHECKER"],"threshold":1}]}]`
@@ -397,7 +397,7 @@ func TestPolicyChangesUnderFourEyes(t *testing.T) {
 	if got, err := q.decide("r1@zq", rival.ID, servicedesk.TypeApprove); err != nil || got.Status != servicedesk.StatusFailed {
 		t.Errorf("a rival proposal against version 0 authorised after version 1 was adopted: %s, %v; want FAILED", got.Status, err)
 	}
-	if r := q.withdraw(t, "ZQ-TW-LARGE"); r.PolicyVersion != 1 || r.Rule.Name != "large" {
+	if r := q.withdraw(t, "ZQ-TW-LARGE00001"); r.PolicyVersion != 1 || r.Rule.Name != "large" {
 		t.Errorf("a withdrawal after the change: version %d rule %+v, want version 1 rule large", r.PolicyVersion, r.Rule)
 	}
 
