@@ -136,7 +136,7 @@ func Catalog() []Service {
 	const day = 24 * time.Hour
 	list := []terms{
 		{catalog.PolicyChange, "A new version of the company's approval policy: an ordered rule list, first match decides, a catch-all last", true, 7 * day, false,
-			`{"rules":["name","operations","wallets","currencies","minUsd","destinations","action","groups","combine"]}`},
+			`{"rules":["name","operations","wallets","currencies","minUsd","destinations","action","groups","combine"],"limits":["name","scope","wallets","currency","maxPerTransaction","amount","window"]}`},
 		{catalog.TradingWalletCreate, "Trading Wallet", true, 7 * day, false,
 			`{"name":["string"],"currency":["BTC","ETH","XLM","XRP","USDC","EURC"],"tradingVenueId":["string"],"accountUuid":["uuid"],"userUuid":["uuid"]}`},
 		{catalog.TradingWalletDeactivate, "Trading Wallet", true, 7 * day, false, `{"walletId":["string"]}`},

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
@@ -66,7 +67,11 @@ func (p proposals) Execute(ctx context.Context, r Request, venues []string) erro
 	if err != nil {
 		return &OwnerError{Failure: Refused, Code: "FailedPrecondition", Reason: err.Error()}
 	}
-	adopted := policy.Policy{CompanyID: r.CompanyID, Version: version, Rules: rules, RequestID: r.ID, CreatedBy: r.CreatedBy, CreatedAt: p.desk.now()}
+	limits, err := parseLimits(r.Payload)
+	if err != nil {
+		return &OwnerError{Failure: Refused, Code: "FailedPrecondition", Reason: err.Error()}
+	}
+	adopted := policy.Policy{CompanyID: r.CompanyID, Version: version, Rules: rules, Limits: limits, RequestID: r.ID, CreatedBy: r.CreatedBy, CreatedAt: p.desk.now()}
 	err = p.desk.store.InsertPolicy(ctx, adopted)
 	if !errors.Is(err, apperr.ErrExists) {
 		return err
@@ -100,6 +105,10 @@ func (d *Desk) proposedPolicy(ctx context.Context, r Request) (policy.Policy, er
 	if err != nil {
 		return policy.Policy{}, err
 	}
+	limits, err := parseLimits(r.Payload)
+	if err != nil {
+		return policy.Policy{}, err
+	}
 	current, err := d.activePolicy(ctx, r.CompanyID)
 	if err != nil {
 		return policy.Policy{}, err
@@ -108,7 +117,7 @@ func (d *Desk) proposedPolicy(ctx context.Context, r Request) (policy.Policy, er
 	if err != nil {
 		return policy.Policy{}, err
 	}
-	proposed := policy.Policy{CompanyID: r.CompanyID, Version: current.Version + 1, Rules: rules}
+	proposed := policy.Policy{CompanyID: r.CompanyID, Version: current.Version + 1, Rules: rules, Limits: limits}
 	if err := policy.Validate(proposed, known); err != nil {
 		var ae *apperr.Error
 		if errors.As(err, &ae) {
@@ -204,7 +213,8 @@ type groupJSON struct {
 // A rule requiring approvals without a combine combines its groups with AND.
 func parseRules(payload string) ([]policy.Rule, error) {
 	var body struct {
-		Rules []json.RawMessage `json:"rules"`
+		Rules  []json.RawMessage `json:"rules"`
+		Limits json.RawMessage   `json:"limits"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(payload)))
 	dec.DisallowUnknownFields()
@@ -230,6 +240,51 @@ func parseRules(payload string) ([]policy.Rule, error) {
 		rules = append(rules, rule)
 	}
 	return rules, nil
+}
+
+// limitJSON is a limit as a proposal's payload and the policy API write it; window is a
+// duration such as "24h" or "30m".
+type limitJSON struct {
+	Name              string   `json:"name"`
+	Scope             string   `json:"scope"`
+	Wallets           []string `json:"wallets,omitempty"`
+	Currency          string   `json:"currency"`
+	MaxPerTransaction string   `json:"maxPerTransaction,omitempty"`
+	Amount            string   `json:"amount,omitempty"`
+	Window            string   `json:"window,omitempty"`
+}
+
+// parseLimits reads a proposal's limits ({"limits": [...]}, optional) strictly, as
+// parseRules reads its rules.
+func parseLimits(payload string) ([]policy.Limit, error) {
+	var body struct {
+		Limits []limitJSON `json:"limits"`
+	}
+	if err := json.Unmarshal([]byte(payload), &body); err != nil {
+		return nil, apperr.Invalid(apperr.CodeFormat, "payload.limits", "payload.limits must be a list of limits {name, scope, wallets, currency, maxPerTransaction, amount, window}")
+	}
+	var raw struct {
+		Limits []json.RawMessage `json:"limits"`
+	}
+	_ = json.Unmarshal([]byte(payload), &raw)
+	out := make([]policy.Limit, 0, len(body.Limits))
+	for i, l := range body.Limits {
+		d := json.NewDecoder(bytes.NewReader(raw.Limits[i]))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&limitJSON{}); err != nil {
+			return nil, apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("payload.limits[%d]", i), "payload.limits[%d] (limit %q): a limit has name, scope, wallets, currency, maxPerTransaction, amount and window", i, l.Name)
+		}
+		limit := policy.Limit{Name: l.Name, Scope: l.Scope, Wallets: l.Wallets, Currency: l.Currency, MaxPerTransaction: l.MaxPerTransaction, Amount: l.Amount}
+		if l.Window != "" {
+			w, err := time.ParseDuration(l.Window)
+			if err != nil {
+				return nil, apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("payload.limits[%d].window", i), "limit %q: window must be a duration such as \"24h\", got %q", l.Name, l.Window)
+			}
+			limit.Window = w
+		}
+		out = append(out, limit)
+	}
+	return out, nil
 }
 
 // ruleError is the 400 of rule i that does not decode, in the API's terms.

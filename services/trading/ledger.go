@@ -1,9 +1,11 @@
 package trading
 
 import (
-	"github.com/zcustody/suite/services/internal/ledger"
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/zcustody/suite/services/internal/ledger"
 )
 
 // Bounds of the journal API.
@@ -27,13 +29,32 @@ const (
 	WorldNetworkFees = WorldPrefix + "network-fees"
 	TransitPrefix    = "transit:"
 	TransitCustody   = TransitPrefix + "custody"
+	// LimitPrefix starts the limit accounts of the approval policies' limits: limit:grant
+	// credits each limit account with its allowance, a withdrawal's reservation moves part of
+	// it to limit:used by a hold that expires after the limit's window (LimitAccount).
+	LimitPrefix = "limit:"
+	LimitGrant  = LimitPrefix + "grant"
+	LimitUsed   = LimitPrefix + "used"
 )
+
+var limitAccount = regexp.MustCompile(`^limit:[A-Z0-9_-]{1,64}:[A-Za-z0-9_*-]{1,128}:[A-Z0-9]{1,16}:[0-9]{1,10}$`)
+
+// LimitAccount is the constrained account that holds the allowance of a limit of company's
+// policy: per wallet (walletID) or for the whole company (walletID "*"), in currency, over a
+// window of windowSeconds.
+func LimitAccount(company, walletID, currency string, windowSeconds int64) string {
+	return fmt.Sprintf("%s%s:%s:%s:%d", LimitPrefix, company, walletID, currency, windowSeconds)
+}
+
+// IsLimitAccount reports whether name is a limit account (LimitAccount).
+func IsLimitAccount(name string) bool { return limitAccount.MatchString(name) }
 
 var clearingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // IsSystemAccount reports whether name is one of the journal's system accounts.
 func IsSystemAccount(name string) bool {
-	if name == WorldDeposits || name == WorldWithdrawals || name == WorldNetworkFees || name == TransitCustody {
+	if name == WorldDeposits || name == WorldWithdrawals || name == WorldNetworkFees || name == TransitCustody ||
+		name == LimitGrant || name == LimitUsed || IsLimitAccount(name) {
 		return true
 	}
 	id, ok := strings.CutPrefix(name, ClearingPrefix)

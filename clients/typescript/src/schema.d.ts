@@ -4719,6 +4719,11 @@ export interface components {
              * @description When it was adopted (ISO 8601 UTC; empty for the default).
              */
             createdAt?: string;
+            /**
+             * limits
+             * @description How much may leave the company's wallets (withdrawals out of trading wallets reserve it).
+             */
+            limits?: components["schemas"]["PolicyLimit"][];
         };
         /**
          * ListPolicyVersionsRequest
@@ -4793,6 +4798,53 @@ export interface components {
              * @description Details of the entities.
              */
             details?: components["schemas"]["Struct"][];
+        };
+        /**
+         * PolicyLimit
+         * @description A limit of an approval policy: how much may leave the company's wallets in one currency.
+         */
+        PolicyLimit: {
+            /**
+             * name
+             * @description Unique in its policy.
+             * @example daily BTC per wallet
+             */
+            name?: string;
+            /**
+             * scope
+             * @description WALLET (each wallet its own allowance) or COMPANY (one allowance for all its wallets).
+             * @example WALLET
+             */
+            scope?: string;
+            /**
+             * wallets
+             * @description For WALLET: only these wallets (empty: every wallet of the company).
+             */
+            wallets?: string[];
+            /**
+             * currency
+             * @description Currency code: the limit applies to withdrawals in it.
+             * @example BTC
+             */
+            currency?: string;
+            /**
+             * max_per_transaction
+             * @description The most one withdrawal may move (decimal string); empty: no such bound.
+             * @example 5
+             */
+            maxPerTransaction?: string;
+            /**
+             * amount
+             * @description The most that may leave within any rolling window (decimal string); empty: none.
+             * @example 10
+             */
+            amount?: string;
+            /**
+             * window
+             * @description The window, e.g. 24h0m0s (1 minute to 31 days).
+             * @example 24h0m0s
+             */
+            window?: string;
         };
         /**
          * PolicyRule

@@ -6,8 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/zcustody/suite/deploy/local/demo"
 	"github.com/zcustody/suite/platform/signing"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 )
 
 // Paths of the approval policy extensions.
@@ -216,4 +221,62 @@ func TestWithdrawalAboveAThresholdNeedsTwoGroups(t *testing.T) {
 		t.Errorf("quorum of a 65 USD withdrawal = %s, want the one-CHECKER catch-all", got)
 	}
 	wantStatus(t, act(t, demo.CompanyZTEST, checker, small, "Approve", ""), "COMPLETED")
+}
+
+// TestWithdrawalLimits: ZTEST adopts a limit of 1 BTC a day on one of its trading wallets,
+// at most 0.9 BTC per withdrawal (two approvers decide the change). Withdrawals the
+// settlement engine records from that wallet reserve it in trading's journal: one over the
+// per-withdrawal maximum or over what is left of the day is refused (409) naming the limit
+// and what is left, with nothing held; a decline gives the allowance back at once. The
+// policy shows the limit. Not in parallel: it changes ZTEST's policy (after
+// TestWithdrawalAboveAThresholdNeedsTwoGroups).
+func TestWithdrawalLimits(t *testing.T) {
+	f := newVenueFixture(t, "3", "0", "0", "0")
+	limit := map[string]any{"name": "daily BTC", "scope": "WALLET", "wallets": []string{f.btc}, "currency": "BTC",
+		"maxPerTransaction": "0.9", "amount": "1", "window": "24h"}
+	change := create(t, demo.CompanyZTEST, maker, createBody(t, policyChange, map[string]any{"rules": ztestRules, "limits": []map[string]any{limit}})).RequestID
+	wantStatus(t, act(t, demo.CompanyZTEST, maker, change, "", ""), "PENDING AUTHORISATION")
+	wantStatus(t, act(t, demo.CompanyZTEST, checker, change, "Approve", ""), "PENDING AUTHORISATION")
+	wantStatus(t, act(t, demo.CompanyZTEST, admin, change, "Approve", ""), "COMPLETED")
+	var pol struct {
+		Limits []struct {
+			Name   string `json:"name"`
+			Amount string `json:"amount"`
+			Window string `json:"window"`
+		} `json:"limits"`
+	}
+	wantOK(t, do(t, newClient(demo.CompanyZTEST, viewer), http.MethodPost, policyPath, []byte(`{}`)), &pol)
+	if fmt.Sprint(pol.Limits) != "[{daily BTC 1 24h0m0s}]" {
+		t.Errorf("the policy's limits = %v", pol.Limits)
+	}
+
+	conn, ctx := internalConn(t, "interchange")
+	engine := interchangev1.NewSettlementEngineServiceClient(conn)
+	withdraw := func(amount string) (string, error) {
+		id := "WD-" + uuid.NewString()[:12]
+		_, err := engine.CreateWithdrawal(ctx(), &interchangev1.CreateWithdrawalRequest{TransferId: id, CompanyId: demo.CompanyZTEST, WalletId: f.btc,
+			Currency: "BTC", Amount: amount, DestinationAddress: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"})
+		return id, err
+	}
+	refused := func(what string, err error, says string) {
+		t.Helper()
+		if status.Code(err) != codes.FailedPrecondition || grpcERCode(err) != "ER-409" || !strings.Contains(status.Convert(err).Message(), says) {
+			t.Errorf("%s: %v, want ER-409 saying %q", what, err, says)
+		}
+	}
+	_, err := withdraw("0.95")
+	refused("0.95 BTC at once", err, `over the limit "daily BTC": at most 0.9 BTC`)
+	first, err := withdraw("0.6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = withdraw("0.6")
+	refused("0.6 BTC more the same day", err, "0.4 BTC left of 1")
+	if got := clientBalances(t, f.btc)[f.btc]; got != (amounts{"2.4", "3", "0.6", "0"}) {
+		t.Errorf("wallet = %v, want only the first 0.6 held", got)
+	}
+	wantOK(t, confirmAs(t, f.operatorClient(maker), first, "DECLINE", "not today"), &struct{}{})
+	if _, err := withdraw("0.9"); err != nil {
+		t.Errorf("0.9 BTC once the first was declined: %v, want it to fit", err)
+	}
 }

@@ -162,7 +162,7 @@ func services(opts Options) map[string]runner {
 			return tradingapp.Run(ctx, cfg, l)
 		},
 		interchangeapp.Name: func(ctx context.Context, c config.Common, peers map[string]string, l *slog.Logger) error {
-			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], CustodyAddr: peers[custodyapp.Name], ComplianceAddr: peers[complianceapp.Name],
+			cfg := interchangeapp.Config{Common: c, TradingAddr: peers[tradingapp.Name], CustodyAddr: peers[custodyapp.Name], ComplianceAddr: peers[complianceapp.Name], ServicedeskAddr: peers[servicedeskapp.Name],
 				SweepInterval: time.Second, RecoveryGrace: 30 * time.Second, SettlementLease: settlement.DefaultLease}
 			cfg.Reconcile.Interval = localReconcile
 			if opts.Interchange != nil {

@@ -505,6 +505,207 @@ func (x *ApprovalGroup) GetThreshold() int32 {
 	return 0
 }
 
+// A limit of an approval policy: how much may leave the company's wallets in one currency.
+type PolicyLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unique in its policy.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// WALLET (each wallet its own allowance) or COMPANY (one allowance for all its wallets).
+	Scope string `protobuf:"bytes,2,opt,name=scope,proto3" json:"scope,omitempty"`
+	// For WALLET: only these wallets (empty: every wallet of the company).
+	Wallets []string `protobuf:"bytes,3,rep,name=wallets,proto3" json:"wallets,omitempty"`
+	// Currency code: the limit applies to withdrawals in it.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// The most one withdrawal may move (decimal string); empty: no such bound.
+	MaxPerTransaction string `protobuf:"bytes,5,opt,name=max_per_transaction,json=maxPerTransaction,proto3" json:"max_per_transaction,omitempty"`
+	// The most that may leave within any rolling window (decimal string); empty: none.
+	Amount string `protobuf:"bytes,6,opt,name=amount,proto3" json:"amount,omitempty"`
+	// The window, e.g. 24h0m0s (1 minute to 31 days).
+	Window        string `protobuf:"bytes,7,opt,name=window,proto3" json:"window,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicyLimit) Reset() {
+	*x = PolicyLimit{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyLimit) ProtoMessage() {}
+
+func (x *PolicyLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyLimit.ProtoReflect.Descriptor instead.
+func (*PolicyLimit) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PolicyLimit) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PolicyLimit) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *PolicyLimit) GetWallets() []string {
+	if x != nil {
+		return x.Wallets
+	}
+	return nil
+}
+
+func (x *PolicyLimit) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PolicyLimit) GetMaxPerTransaction() string {
+	if x != nil {
+		return x.MaxPerTransaction
+	}
+	return ""
+}
+
+func (x *PolicyLimit) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *PolicyLimit) GetWindow() string {
+	if x != nil {
+		return x.Window
+	}
+	return ""
+}
+
+// Input of GetCompanyLimits.
+type GetCompanyLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The company.
+	CompanyId     string `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCompanyLimitsRequest) Reset() {
+	*x = GetCompanyLimitsRequest{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCompanyLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCompanyLimitsRequest) ProtoMessage() {}
+
+func (x *GetCompanyLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCompanyLimitsRequest.ProtoReflect.Descriptor instead.
+func (*GetCompanyLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetCompanyLimitsRequest) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+// Result of GetCompanyLimits.
+type GetCompanyLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The policy version in force (0: the default, which has no limits).
+	PolicyVersion int64 `protobuf:"varint,1,opt,name=policy_version,json=policyVersion,proto3" json:"policy_version,omitempty"`
+	// Its limits.
+	Limits        []*PolicyLimit `protobuf:"bytes,2,rep,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCompanyLimitsResponse) Reset() {
+	*x = GetCompanyLimitsResponse{}
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCompanyLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCompanyLimitsResponse) ProtoMessage() {}
+
+func (x *GetCompanyLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCompanyLimitsResponse.ProtoReflect.Descriptor instead.
+func (*GetCompanyLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetCompanyLimitsResponse) GetPolicyVersion() int64 {
+	if x != nil {
+		return x.PolicyVersion
+	}
+	return 0
+}
+
+func (x *GetCompanyLimitsResponse) GetLimits() []*PolicyLimit {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
 // Body of the policy extension.
 type GetPolicyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -516,7 +717,7 @@ type GetPolicyRequest struct {
 
 func (x *GetPolicyRequest) Reset() {
 	*x = GetPolicyRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +729,7 @@ func (x *GetPolicyRequest) String() string {
 func (*GetPolicyRequest) ProtoMessage() {}
 
 func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[6]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +742,7 @@ func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{6}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetPolicyRequest) GetVersion() int64 {
@@ -565,14 +766,16 @@ type GetPolicyResponse struct {
 	// Who proposed it.
 	CreatedBy string `protobuf:"bytes,5,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
 	// When it was adopted (ISO 8601 UTC; empty for the default).
-	CreatedAt     string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	CreatedAt string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// How much may leave the company's wallets (withdrawals out of trading wallets reserve it).
+	Limits        []*PolicyLimit `protobuf:"bytes,7,rep,name=limits,proto3" json:"limits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetPolicyResponse) Reset() {
 	*x = GetPolicyResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -584,7 +787,7 @@ func (x *GetPolicyResponse) String() string {
 func (*GetPolicyResponse) ProtoMessage() {}
 
 func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[7]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -597,7 +800,7 @@ func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*GetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{7}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetPolicyResponse) GetCompanyId() string {
@@ -642,6 +845,13 @@ func (x *GetPolicyResponse) GetCreatedAt() string {
 	return ""
 }
 
+func (x *GetPolicyResponse) GetLimits() []*PolicyLimit {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
 // Body of the policy versions extension.
 type ListPolicyVersionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -651,7 +861,7 @@ type ListPolicyVersionsRequest struct {
 
 func (x *ListPolicyVersionsRequest) Reset() {
 	*x = ListPolicyVersionsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +873,7 @@ func (x *ListPolicyVersionsRequest) String() string {
 func (*ListPolicyVersionsRequest) ProtoMessage() {}
 
 func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[8]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +886,7 @@ func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{8}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
 }
 
 // The company's policy versions.
@@ -690,7 +900,7 @@ type ListPolicyVersionsResponse struct {
 
 func (x *ListPolicyVersionsResponse) Reset() {
 	*x = ListPolicyVersionsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -702,7 +912,7 @@ func (x *ListPolicyVersionsResponse) String() string {
 func (*ListPolicyVersionsResponse) ProtoMessage() {}
 
 func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[9]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -715,7 +925,7 @@ func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{9}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListPolicyVersionsResponse) GetItems() []*GetPolicyResponse {
@@ -738,7 +948,7 @@ type DryRunPolicyRequest struct {
 
 func (x *DryRunPolicyRequest) Reset() {
 	*x = DryRunPolicyRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +960,7 @@ func (x *DryRunPolicyRequest) String() string {
 func (*DryRunPolicyRequest) ProtoMessage() {}
 
 func (x *DryRunPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[10]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +973,7 @@ func (x *DryRunPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DryRunPolicyRequest.ProtoReflect.Descriptor instead.
 func (*DryRunPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{10}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DryRunPolicyRequest) GetServiceId() string {
@@ -791,7 +1001,7 @@ type DryRunPolicyResponse struct {
 
 func (x *DryRunPolicyResponse) Reset() {
 	*x = DryRunPolicyResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +1013,7 @@ func (x *DryRunPolicyResponse) String() string {
 func (*DryRunPolicyResponse) ProtoMessage() {}
 
 func (x *DryRunPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[11]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +1026,7 @@ func (x *DryRunPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DryRunPolicyResponse.ProtoReflect.Descriptor instead.
 func (*DryRunPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{11}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DryRunPolicyResponse) GetQuorum() *Quorum {
@@ -841,7 +1051,7 @@ type ApproveRequestRequest struct {
 
 func (x *ApproveRequestRequest) Reset() {
 	*x = ApproveRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1063,7 @@ func (x *ApproveRequestRequest) String() string {
 func (*ApproveRequestRequest) ProtoMessage() {}
 
 func (x *ApproveRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[12]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1076,7 @@ func (x *ApproveRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveRequestRequest.ProtoReflect.Descriptor instead.
 func (*ApproveRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{12}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ApproveRequestRequest) GetRequestId() string {
@@ -903,7 +1113,7 @@ type ApproveRequestResponse struct {
 
 func (x *ApproveRequestResponse) Reset() {
 	*x = ApproveRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +1125,7 @@ func (x *ApproveRequestResponse) String() string {
 func (*ApproveRequestResponse) ProtoMessage() {}
 
 func (x *ApproveRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[13]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1138,7 @@ func (x *ApproveRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveRequestResponse.ProtoReflect.Descriptor instead.
 func (*ApproveRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{13}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ApproveRequestResponse) GetRequestId() string {
@@ -956,7 +1166,7 @@ type CancelRequestRequest struct {
 
 func (x *CancelRequestRequest) Reset() {
 	*x = CancelRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1178,7 @@ func (x *CancelRequestRequest) String() string {
 func (*CancelRequestRequest) ProtoMessage() {}
 
 func (x *CancelRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[14]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1191,7 @@ func (x *CancelRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequestRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{14}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CancelRequestRequest) GetRequestId() string {
@@ -1004,7 +1214,7 @@ type CancelRequestResponse struct {
 
 func (x *CancelRequestResponse) Reset() {
 	*x = CancelRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1226,7 @@ func (x *CancelRequestResponse) String() string {
 func (*CancelRequestResponse) ProtoMessage() {}
 
 func (x *CancelRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[15]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +1239,7 @@ func (x *CancelRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequestResponse.ProtoReflect.Descriptor instead.
 func (*CancelRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{15}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelRequestResponse) GetRequestId() string {
@@ -1057,7 +1267,7 @@ type VerifyAuditTrailRequest struct {
 
 func (x *VerifyAuditTrailRequest) Reset() {
 	*x = VerifyAuditTrailRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1069,7 +1279,7 @@ func (x *VerifyAuditTrailRequest) String() string {
 func (*VerifyAuditTrailRequest) ProtoMessage() {}
 
 func (x *VerifyAuditTrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[16]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1082,7 +1292,7 @@ func (x *VerifyAuditTrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditTrailRequest.ProtoReflect.Descriptor instead.
 func (*VerifyAuditTrailRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{16}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *VerifyAuditTrailRequest) GetRequestId() string {
@@ -1109,7 +1319,7 @@ type VerifyAuditTrailResponse struct {
 
 func (x *VerifyAuditTrailResponse) Reset() {
 	*x = VerifyAuditTrailResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1331,7 @@ func (x *VerifyAuditTrailResponse) String() string {
 func (*VerifyAuditTrailResponse) ProtoMessage() {}
 
 func (x *VerifyAuditTrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[17]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1344,7 @@ func (x *VerifyAuditTrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyAuditTrailResponse.ProtoReflect.Descriptor instead.
 func (*VerifyAuditTrailResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{17}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *VerifyAuditTrailResponse) GetIntact() bool {
@@ -1200,7 +1410,7 @@ type SearchRequestsRequest struct {
 
 func (x *SearchRequestsRequest) Reset() {
 	*x = SearchRequestsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1422,7 @@ func (x *SearchRequestsRequest) String() string {
 func (*SearchRequestsRequest) ProtoMessage() {}
 
 func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[18]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1435,7 @@ func (x *SearchRequestsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsRequest.ProtoReflect.Descriptor instead.
 func (*SearchRequestsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{18}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SearchRequestsRequest) GetProductIds() []string {
@@ -1332,7 +1542,7 @@ type SearchRequestsResponse struct {
 
 func (x *SearchRequestsResponse) Reset() {
 	*x = SearchRequestsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1554,7 @@ func (x *SearchRequestsResponse) String() string {
 func (*SearchRequestsResponse) ProtoMessage() {}
 
 func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[19]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1567,7 @@ func (x *SearchRequestsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchRequestsResponse.ProtoReflect.Descriptor instead.
 func (*SearchRequestsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{19}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SearchRequestsResponse) GetTotal() int32 {
@@ -1415,7 +1625,7 @@ type ServiceRequest struct {
 
 func (x *ServiceRequest) Reset() {
 	*x = ServiceRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1637,7 @@ func (x *ServiceRequest) String() string {
 func (*ServiceRequest) ProtoMessage() {}
 
 func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[20]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1650,7 @@ func (x *ServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceRequest.ProtoReflect.Descriptor instead.
 func (*ServiceRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{20}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ServiceRequest) GetRequestId() string {
@@ -1570,7 +1780,7 @@ type CreateRequestRequest struct {
 
 func (x *CreateRequestRequest) Reset() {
 	*x = CreateRequestRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1792,7 @@ func (x *CreateRequestRequest) String() string {
 func (*CreateRequestRequest) ProtoMessage() {}
 
 func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[21]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1805,7 @@ func (x *CreateRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestRequest.ProtoReflect.Descriptor instead.
 func (*CreateRequestRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{21}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateRequestRequest) GetServiceId() string {
@@ -1632,7 +1842,7 @@ type CreateRequestResponse struct {
 
 func (x *CreateRequestResponse) Reset() {
 	*x = CreateRequestResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +1854,7 @@ func (x *CreateRequestResponse) String() string {
 func (*CreateRequestResponse) ProtoMessage() {}
 
 func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[22]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +1867,7 @@ func (x *CreateRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateRequestResponse.ProtoReflect.Descriptor instead.
 func (*CreateRequestResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{22}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateRequestResponse) GetRequestId() string {
@@ -1687,7 +1897,7 @@ type PluginDetail struct {
 
 func (x *PluginDetail) Reset() {
 	*x = PluginDetail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1909,7 @@ func (x *PluginDetail) String() string {
 func (*PluginDetail) ProtoMessage() {}
 
 func (x *PluginDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[23]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1922,7 @@ func (x *PluginDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginDetail.ProtoReflect.Descriptor instead.
 func (*PluginDetail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{23}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PluginDetail) GetEntityId() []string {
@@ -1748,7 +1958,7 @@ type ListProductsRequest struct {
 
 func (x *ListProductsRequest) Reset() {
 	*x = ListProductsRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +1970,7 @@ func (x *ListProductsRequest) String() string {
 func (*ListProductsRequest) ProtoMessage() {}
 
 func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[24]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +1983,7 @@ func (x *ListProductsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsRequest.ProtoReflect.Descriptor instead.
 func (*ListProductsRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{24}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListProductsRequest) GetProducts() []string {
@@ -1822,7 +2032,7 @@ type ListProductsResponse struct {
 
 func (x *ListProductsResponse) Reset() {
 	*x = ListProductsResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +2044,7 @@ func (x *ListProductsResponse) String() string {
 func (*ListProductsResponse) ProtoMessage() {}
 
 func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[25]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +2057,7 @@ func (x *ListProductsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProductsResponse.ProtoReflect.Descriptor instead.
 func (*ListProductsResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{25}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListProductsResponse) GetItems() []*CatalogItem {
@@ -1880,7 +2090,7 @@ type CatalogItem struct {
 
 func (x *CatalogItem) Reset() {
 	*x = CatalogItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1892,7 +2102,7 @@ func (x *CatalogItem) String() string {
 func (*CatalogItem) ProtoMessage() {}
 
 func (x *CatalogItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[26]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1905,7 +2115,7 @@ func (x *CatalogItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CatalogItem.ProtoReflect.Descriptor instead.
 func (*CatalogItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{26}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CatalogItem) GetProduct() string {
@@ -1974,7 +2184,7 @@ type GetAuditTrailRequest struct {
 
 func (x *GetAuditTrailRequest) Reset() {
 	*x = GetAuditTrailRequest{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2196,7 @@ func (x *GetAuditTrailRequest) String() string {
 func (*GetAuditTrailRequest) ProtoMessage() {}
 
 func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[27]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2209,7 @@ func (x *GetAuditTrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailRequest.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailRequest) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{27}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetAuditTrailRequest) GetRequestIds() []string {
@@ -2041,7 +2251,7 @@ type GetAuditTrailResponse struct {
 
 func (x *GetAuditTrailResponse) Reset() {
 	*x = GetAuditTrailResponse{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2053,7 +2263,7 @@ func (x *GetAuditTrailResponse) String() string {
 func (*GetAuditTrailResponse) ProtoMessage() {}
 
 func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[28]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2066,7 +2276,7 @@ func (x *GetAuditTrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAuditTrailResponse.ProtoReflect.Descriptor instead.
 func (*GetAuditTrailResponse) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{28}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetAuditTrailResponse) GetTrails() []*AuditTrail {
@@ -2089,7 +2299,7 @@ type AuditTrail struct {
 
 func (x *AuditTrail) Reset() {
 	*x = AuditTrail{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2101,7 +2311,7 @@ func (x *AuditTrail) String() string {
 func (*AuditTrail) ProtoMessage() {}
 
 func (x *AuditTrail) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[29]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2114,7 +2324,7 @@ func (x *AuditTrail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrail.ProtoReflect.Descriptor instead.
 func (*AuditTrail) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{29}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AuditTrail) GetTotal() int32 {
@@ -2157,7 +2367,7 @@ type AuditTrailEntry struct {
 
 func (x *AuditTrailEntry) Reset() {
 	*x = AuditTrailEntry{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2169,7 +2379,7 @@ func (x *AuditTrailEntry) String() string {
 func (*AuditTrailEntry) ProtoMessage() {}
 
 func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[30]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2182,7 +2392,7 @@ func (x *AuditTrailEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTrailEntry.ProtoReflect.Descriptor instead.
 func (*AuditTrailEntry) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{30}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AuditTrailEntry) GetRequestId() string {
@@ -2253,7 +2463,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2475,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[31]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2488,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{31}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Approval) GetApprover() string {
@@ -2337,7 +2547,7 @@ type ProcessingSummaryItem struct {
 
 func (x *ProcessingSummaryItem) Reset() {
 	*x = ProcessingSummaryItem{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2349,7 +2559,7 @@ func (x *ProcessingSummaryItem) String() string {
 func (*ProcessingSummaryItem) ProtoMessage() {}
 
 func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[32]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2362,7 +2572,7 @@ func (x *ProcessingSummaryItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingSummaryItem.ProtoReflect.Descriptor instead.
 func (*ProcessingSummaryItem) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{32}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ProcessingSummaryItem) GetRole() string {
@@ -2424,7 +2634,7 @@ type ProcessingStep struct {
 
 func (x *ProcessingStep) Reset() {
 	*x = ProcessingStep{}
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2436,7 +2646,7 @@ func (x *ProcessingStep) String() string {
 func (*ProcessingStep) ProtoMessage() {}
 
 func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
-	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[33]
+	mi := &file_servicedesk_v1_servicedesk_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2449,7 +2659,7 @@ func (x *ProcessingStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessingStep.ProtoReflect.Descriptor instead.
 func (*ProcessingStep) Descriptor() ([]byte, []int) {
-	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{33}
+	return file_servicedesk_v1_servicedesk_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ProcessingStep) GetName() string {
@@ -2525,9 +2735,24 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tB\x12\xbaH\x0fr\r\x18@\x92\x02\btreasuryR\x04name\x12%\n" +
 	"\x05users\x18\x02 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\x05users\x12$\n" +
 	"\x05roles\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x03\"\x04r\x02\x18 R\x05roles\x12'\n" +
-	"\tthreshold\x18\x04 \x01(\x05B\t\xbaH\x06\x1a\x04\x18@(\x01R\tthreshold\"9\n" +
+	"\tthreshold\x18\x04 \x01(\x05B\t\xbaH\x06\x1a\x04\x18@(\x01R\tthreshold\"\xcd\x02\n" +
+	"\vPolicyLimit\x122\n" +
+	"\x04name\x18\x01 \x01(\tB\x1e\xbaH\x1br\x19\x18@\x92\x02\x14daily BTC per walletR\x04name\x12&\n" +
+	"\x05scope\x18\x02 \x01(\tB\x10\xbaH\rr\v\x18\x10\x92\x02\x06WALLETR\x05scope\x12)\n" +
+	"\awallets\x18\x03 \x03(\tB\x0f\xbaH\f\x92\x01\t\x10@\"\x05r\x03\x18\x80\x02R\awallets\x12)\n" +
+	"\bcurrency\x18\x04 \x01(\tB\r\xbaH\n" +
+	"r\b\x18\x10\x92\x02\x03BTCR\bcurrency\x12;\n" +
+	"\x13max_per_transaction\x18\x05 \x01(\tB\v\xbaH\br\x06\x18(\x92\x02\x015R\x11maxPerTransaction\x12$\n" +
+	"\x06amount\x18\x06 \x01(\tB\f\xbaH\tr\a\x18(\x92\x02\x0210R\x06amount\x12)\n" +
+	"\x06window\x18\a \x01(\tB\x11\xbaH\x0er\f\x18 \x92\x02\a24h0m0sR\x06window\"8\n" +
+	"\x17GetCompanyLimitsRequest\x12\x1d\n" +
+	"\n" +
+	"company_id\x18\x01 \x01(\tR\tcompanyId\"v\n" +
+	"\x18GetCompanyLimitsResponse\x12%\n" +
+	"\x0epolicy_version\x18\x01 \x01(\x03R\rpolicyVersion\x123\n" +
+	"\x06limits\x18\x02 \x03(\v2\x1b.servicedesk.v1.PolicyLimitR\x06limits\"9\n" +
 	"\x10GetPolicyRequest\x12%\n" +
-	"\aversion\x18\x01 \x01(\x03B\v\xbaH\b\"\x06\x18\xc0\x84=(\x00R\aversion\"\xdb\x01\n" +
+	"\aversion\x18\x01 \x01(\x03B\v\xbaH\b\"\x06\x18\xc0\x84=(\x00R\aversion\"\x90\x02\n" +
 	"\x11GetPolicyResponse\x12\x1d\n" +
 	"\n" +
 	"company_id\x18\x01 \x01(\tR\tcompanyId\x12\x18\n" +
@@ -2538,7 +2763,8 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\n" +
 	"created_by\x18\x05 \x01(\tR\tcreatedBy\x12\x1d\n" +
 	"\n" +
-	"created_at\x18\x06 \x01(\tR\tcreatedAt\"\x1b\n" +
+	"created_at\x18\x06 \x01(\tR\tcreatedAt\x123\n" +
+	"\x06limits\x18\a \x03(\v2\x1b.servicedesk.v1.PolicyLimitR\x06limits\"\x1b\n" +
 	"\x19ListPolicyVersionsRequest\"U\n" +
 	"\x1aListPolicyVersionsResponse\x127\n" +
 	"\x05items\x18\x01 \x03(\v2!.servicedesk.v1.GetPolicyResponseR\x05items\"\x80\x01\n" +
@@ -2714,7 +2940,7 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1c\n" +
 	"\ttimestamp\x18\x03 \x01(\tR\ttimestamp\x12!\n" +
-	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\xea\x18\n" +
+	"\fcompany_name\x18\x04 \x01(\tR\vcompanyName2\xd1\x19\n" +
 	"\x12ServicedeskService\x12\xe5\x01\n" +
 	"\x0eSearchRequests\x12%.servicedesk.v1.SearchRequestsRequest\x1a&.servicedesk.v1.SearchRequestsResponse\"\x83\x01\xbaGY\n" +
 	"\vservicedesk\x12\x17Search service requests*\x15searchServiceRequests2\x1a\n" +
@@ -2780,7 +3006,8 @@ const file_servicedesk_v1_servicedesk_proto_rawDesc = "" +
 	"\fsubmitter-id\x12\x06header \x01B,\x12*\n" +
 	"\x03404\x12#\x12!\n" +
 	"\x1f#/components/responses/NotFound\x82\xd3\xe4\x93\x02':\x01*\"\"/v3/api/servicedesk/policy/dry-run\x12e\n" +
-	"\x10VerifyAuditTrail\x12'.servicedesk.v1.VerifyAuditTrailRequest\x1a(.servicedesk.v1.VerifyAuditTrailResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
+	"\x10VerifyAuditTrail\x12'.servicedesk.v1.VerifyAuditTrailRequest\x1a(.servicedesk.v1.VerifyAuditTrailResponse\x12e\n" +
+	"\x10GetCompanyLimits\x12'.servicedesk.v1.GetCompanyLimitsRequest\x1a(.servicedesk.v1.GetCompanyLimitsResponseB>Z<github.com/zcustody/suite/proto/servicedesk/v1;servicedeskv1b\x06proto3"
 
 var (
 	file_servicedesk_v1_servicedesk_proto_rawDescOnce sync.Once
@@ -2794,7 +3021,7 @@ func file_servicedesk_v1_servicedesk_proto_rawDescGZIP() []byte {
 	return file_servicedesk_v1_servicedesk_proto_rawDescData
 }
 
-var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_servicedesk_v1_servicedesk_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
 	(*GetPendingRequestRequest)(nil),   // 0: servicedesk.v1.GetPendingRequestRequest
 	(*GetPendingRequestResponse)(nil),  // 1: servicedesk.v1.GetPendingRequestResponse
@@ -2802,89 +3029,96 @@ var file_servicedesk_v1_servicedesk_proto_goTypes = []any{
 	(*QuorumGroup)(nil),                // 3: servicedesk.v1.QuorumGroup
 	(*PolicyRule)(nil),                 // 4: servicedesk.v1.PolicyRule
 	(*ApprovalGroup)(nil),              // 5: servicedesk.v1.ApprovalGroup
-	(*GetPolicyRequest)(nil),           // 6: servicedesk.v1.GetPolicyRequest
-	(*GetPolicyResponse)(nil),          // 7: servicedesk.v1.GetPolicyResponse
-	(*ListPolicyVersionsRequest)(nil),  // 8: servicedesk.v1.ListPolicyVersionsRequest
-	(*ListPolicyVersionsResponse)(nil), // 9: servicedesk.v1.ListPolicyVersionsResponse
-	(*DryRunPolicyRequest)(nil),        // 10: servicedesk.v1.DryRunPolicyRequest
-	(*DryRunPolicyResponse)(nil),       // 11: servicedesk.v1.DryRunPolicyResponse
-	(*ApproveRequestRequest)(nil),      // 12: servicedesk.v1.ApproveRequestRequest
-	(*ApproveRequestResponse)(nil),     // 13: servicedesk.v1.ApproveRequestResponse
-	(*CancelRequestRequest)(nil),       // 14: servicedesk.v1.CancelRequestRequest
-	(*CancelRequestResponse)(nil),      // 15: servicedesk.v1.CancelRequestResponse
-	(*VerifyAuditTrailRequest)(nil),    // 16: servicedesk.v1.VerifyAuditTrailRequest
-	(*VerifyAuditTrailResponse)(nil),   // 17: servicedesk.v1.VerifyAuditTrailResponse
-	(*SearchRequestsRequest)(nil),      // 18: servicedesk.v1.SearchRequestsRequest
-	(*SearchRequestsResponse)(nil),     // 19: servicedesk.v1.SearchRequestsResponse
-	(*ServiceRequest)(nil),             // 20: servicedesk.v1.ServiceRequest
-	(*CreateRequestRequest)(nil),       // 21: servicedesk.v1.CreateRequestRequest
-	(*CreateRequestResponse)(nil),      // 22: servicedesk.v1.CreateRequestResponse
-	(*PluginDetail)(nil),               // 23: servicedesk.v1.PluginDetail
-	(*ListProductsRequest)(nil),        // 24: servicedesk.v1.ListProductsRequest
-	(*ListProductsResponse)(nil),       // 25: servicedesk.v1.ListProductsResponse
-	(*CatalogItem)(nil),                // 26: servicedesk.v1.CatalogItem
-	(*GetAuditTrailRequest)(nil),       // 27: servicedesk.v1.GetAuditTrailRequest
-	(*GetAuditTrailResponse)(nil),      // 28: servicedesk.v1.GetAuditTrailResponse
-	(*AuditTrail)(nil),                 // 29: servicedesk.v1.AuditTrail
-	(*AuditTrailEntry)(nil),            // 30: servicedesk.v1.AuditTrailEntry
-	(*Approval)(nil),                   // 31: servicedesk.v1.Approval
-	(*ProcessingSummaryItem)(nil),      // 32: servicedesk.v1.ProcessingSummaryItem
-	(*ProcessingStep)(nil),             // 33: servicedesk.v1.ProcessingStep
-	(*structpb.Struct)(nil),            // 34: google.protobuf.Struct
-	(*v1.Sort)(nil),                    // 35: common.v1.Sort
+	(*PolicyLimit)(nil),                // 6: servicedesk.v1.PolicyLimit
+	(*GetCompanyLimitsRequest)(nil),    // 7: servicedesk.v1.GetCompanyLimitsRequest
+	(*GetCompanyLimitsResponse)(nil),   // 8: servicedesk.v1.GetCompanyLimitsResponse
+	(*GetPolicyRequest)(nil),           // 9: servicedesk.v1.GetPolicyRequest
+	(*GetPolicyResponse)(nil),          // 10: servicedesk.v1.GetPolicyResponse
+	(*ListPolicyVersionsRequest)(nil),  // 11: servicedesk.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 12: servicedesk.v1.ListPolicyVersionsResponse
+	(*DryRunPolicyRequest)(nil),        // 13: servicedesk.v1.DryRunPolicyRequest
+	(*DryRunPolicyResponse)(nil),       // 14: servicedesk.v1.DryRunPolicyResponse
+	(*ApproveRequestRequest)(nil),      // 15: servicedesk.v1.ApproveRequestRequest
+	(*ApproveRequestResponse)(nil),     // 16: servicedesk.v1.ApproveRequestResponse
+	(*CancelRequestRequest)(nil),       // 17: servicedesk.v1.CancelRequestRequest
+	(*CancelRequestResponse)(nil),      // 18: servicedesk.v1.CancelRequestResponse
+	(*VerifyAuditTrailRequest)(nil),    // 19: servicedesk.v1.VerifyAuditTrailRequest
+	(*VerifyAuditTrailResponse)(nil),   // 20: servicedesk.v1.VerifyAuditTrailResponse
+	(*SearchRequestsRequest)(nil),      // 21: servicedesk.v1.SearchRequestsRequest
+	(*SearchRequestsResponse)(nil),     // 22: servicedesk.v1.SearchRequestsResponse
+	(*ServiceRequest)(nil),             // 23: servicedesk.v1.ServiceRequest
+	(*CreateRequestRequest)(nil),       // 24: servicedesk.v1.CreateRequestRequest
+	(*CreateRequestResponse)(nil),      // 25: servicedesk.v1.CreateRequestResponse
+	(*PluginDetail)(nil),               // 26: servicedesk.v1.PluginDetail
+	(*ListProductsRequest)(nil),        // 27: servicedesk.v1.ListProductsRequest
+	(*ListProductsResponse)(nil),       // 28: servicedesk.v1.ListProductsResponse
+	(*CatalogItem)(nil),                // 29: servicedesk.v1.CatalogItem
+	(*GetAuditTrailRequest)(nil),       // 30: servicedesk.v1.GetAuditTrailRequest
+	(*GetAuditTrailResponse)(nil),      // 31: servicedesk.v1.GetAuditTrailResponse
+	(*AuditTrail)(nil),                 // 32: servicedesk.v1.AuditTrail
+	(*AuditTrailEntry)(nil),            // 33: servicedesk.v1.AuditTrailEntry
+	(*Approval)(nil),                   // 34: servicedesk.v1.Approval
+	(*ProcessingSummaryItem)(nil),      // 35: servicedesk.v1.ProcessingSummaryItem
+	(*ProcessingStep)(nil),             // 36: servicedesk.v1.ProcessingStep
+	(*structpb.Struct)(nil),            // 37: google.protobuf.Struct
+	(*v1.Sort)(nil),                    // 38: common.v1.Sort
 }
 var file_servicedesk_v1_servicedesk_proto_depIdxs = []int32{
-	34, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
+	37, // 0: servicedesk.v1.GetPendingRequestResponse.request:type_name -> google.protobuf.Struct
 	2,  // 1: servicedesk.v1.GetPendingRequestResponse.quorum:type_name -> servicedesk.v1.Quorum
 	3,  // 2: servicedesk.v1.Quorum.groups:type_name -> servicedesk.v1.QuorumGroup
 	5,  // 3: servicedesk.v1.PolicyRule.groups:type_name -> servicedesk.v1.ApprovalGroup
-	4,  // 4: servicedesk.v1.GetPolicyResponse.rules:type_name -> servicedesk.v1.PolicyRule
-	7,  // 5: servicedesk.v1.ListPolicyVersionsResponse.items:type_name -> servicedesk.v1.GetPolicyResponse
-	34, // 6: servicedesk.v1.DryRunPolicyRequest.payload:type_name -> google.protobuf.Struct
-	2,  // 7: servicedesk.v1.DryRunPolicyResponse.quorum:type_name -> servicedesk.v1.Quorum
-	34, // 8: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
-	35, // 9: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
-	20, // 10: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
-	34, // 11: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
-	34, // 12: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
-	34, // 13: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
-	23, // 14: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
-	34, // 15: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
-	26, // 16: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
-	34, // 17: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
-	35, // 18: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
-	29, // 19: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
-	30, // 20: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
-	32, // 21: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
-	31, // 22: servicedesk.v1.AuditTrailEntry.approvals:type_name -> servicedesk.v1.Approval
-	33, // 23: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
-	18, // 24: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
-	21, // 25: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
-	24, // 26: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
-	27, // 27: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
-	0,  // 28: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
-	12, // 29: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
-	14, // 30: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
-	6,  // 31: servicedesk.v1.ServicedeskService.GetPolicy:input_type -> servicedesk.v1.GetPolicyRequest
-	8,  // 32: servicedesk.v1.ServicedeskService.ListPolicyVersions:input_type -> servicedesk.v1.ListPolicyVersionsRequest
-	10, // 33: servicedesk.v1.ServicedeskService.DryRunPolicy:input_type -> servicedesk.v1.DryRunPolicyRequest
-	16, // 34: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
-	19, // 35: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
-	22, // 36: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
-	25, // 37: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
-	28, // 38: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
-	1,  // 39: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
-	13, // 40: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
-	15, // 41: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
-	7,  // 42: servicedesk.v1.ServicedeskService.GetPolicy:output_type -> servicedesk.v1.GetPolicyResponse
-	9,  // 43: servicedesk.v1.ServicedeskService.ListPolicyVersions:output_type -> servicedesk.v1.ListPolicyVersionsResponse
-	11, // 44: servicedesk.v1.ServicedeskService.DryRunPolicy:output_type -> servicedesk.v1.DryRunPolicyResponse
-	17, // 45: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
-	35, // [35:46] is the sub-list for method output_type
-	24, // [24:35] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	6,  // 4: servicedesk.v1.GetCompanyLimitsResponse.limits:type_name -> servicedesk.v1.PolicyLimit
+	4,  // 5: servicedesk.v1.GetPolicyResponse.rules:type_name -> servicedesk.v1.PolicyRule
+	6,  // 6: servicedesk.v1.GetPolicyResponse.limits:type_name -> servicedesk.v1.PolicyLimit
+	10, // 7: servicedesk.v1.ListPolicyVersionsResponse.items:type_name -> servicedesk.v1.GetPolicyResponse
+	37, // 8: servicedesk.v1.DryRunPolicyRequest.payload:type_name -> google.protobuf.Struct
+	2,  // 9: servicedesk.v1.DryRunPolicyResponse.quorum:type_name -> servicedesk.v1.Quorum
+	37, // 10: servicedesk.v1.ApproveRequestRequest.request:type_name -> google.protobuf.Struct
+	38, // 11: servicedesk.v1.SearchRequestsRequest.sort:type_name -> common.v1.Sort
+	23, // 12: servicedesk.v1.SearchRequestsResponse.items:type_name -> servicedesk.v1.ServiceRequest
+	37, // 13: servicedesk.v1.ServiceRequest.payload:type_name -> google.protobuf.Struct
+	37, // 14: servicedesk.v1.ServiceRequest.business_objects:type_name -> google.protobuf.Struct
+	37, // 15: servicedesk.v1.CreateRequestRequest.payload:type_name -> google.protobuf.Struct
+	26, // 16: servicedesk.v1.CreateRequestResponse.plugin_detail:type_name -> servicedesk.v1.PluginDetail
+	37, // 17: servicedesk.v1.PluginDetail.details:type_name -> google.protobuf.Struct
+	29, // 18: servicedesk.v1.ListProductsResponse.items:type_name -> servicedesk.v1.CatalogItem
+	37, // 19: servicedesk.v1.CatalogItem.template:type_name -> google.protobuf.Struct
+	38, // 20: servicedesk.v1.GetAuditTrailRequest.sort:type_name -> common.v1.Sort
+	32, // 21: servicedesk.v1.GetAuditTrailResponse.trails:type_name -> servicedesk.v1.AuditTrail
+	33, // 22: servicedesk.v1.AuditTrail.items:type_name -> servicedesk.v1.AuditTrailEntry
+	35, // 23: servicedesk.v1.AuditTrailEntry.processing_summary_items:type_name -> servicedesk.v1.ProcessingSummaryItem
+	34, // 24: servicedesk.v1.AuditTrailEntry.approvals:type_name -> servicedesk.v1.Approval
+	36, // 25: servicedesk.v1.ProcessingSummaryItem.processing_summary:type_name -> servicedesk.v1.ProcessingStep
+	21, // 26: servicedesk.v1.ServicedeskService.SearchRequests:input_type -> servicedesk.v1.SearchRequestsRequest
+	24, // 27: servicedesk.v1.ServicedeskService.CreateRequest:input_type -> servicedesk.v1.CreateRequestRequest
+	27, // 28: servicedesk.v1.ServicedeskService.ListProducts:input_type -> servicedesk.v1.ListProductsRequest
+	30, // 29: servicedesk.v1.ServicedeskService.GetAuditTrail:input_type -> servicedesk.v1.GetAuditTrailRequest
+	0,  // 30: servicedesk.v1.ServicedeskService.GetPendingRequest:input_type -> servicedesk.v1.GetPendingRequestRequest
+	15, // 31: servicedesk.v1.ServicedeskService.ApproveRequest:input_type -> servicedesk.v1.ApproveRequestRequest
+	17, // 32: servicedesk.v1.ServicedeskService.CancelRequest:input_type -> servicedesk.v1.CancelRequestRequest
+	9,  // 33: servicedesk.v1.ServicedeskService.GetPolicy:input_type -> servicedesk.v1.GetPolicyRequest
+	11, // 34: servicedesk.v1.ServicedeskService.ListPolicyVersions:input_type -> servicedesk.v1.ListPolicyVersionsRequest
+	13, // 35: servicedesk.v1.ServicedeskService.DryRunPolicy:input_type -> servicedesk.v1.DryRunPolicyRequest
+	19, // 36: servicedesk.v1.ServicedeskService.VerifyAuditTrail:input_type -> servicedesk.v1.VerifyAuditTrailRequest
+	7,  // 37: servicedesk.v1.ServicedeskService.GetCompanyLimits:input_type -> servicedesk.v1.GetCompanyLimitsRequest
+	22, // 38: servicedesk.v1.ServicedeskService.SearchRequests:output_type -> servicedesk.v1.SearchRequestsResponse
+	25, // 39: servicedesk.v1.ServicedeskService.CreateRequest:output_type -> servicedesk.v1.CreateRequestResponse
+	28, // 40: servicedesk.v1.ServicedeskService.ListProducts:output_type -> servicedesk.v1.ListProductsResponse
+	31, // 41: servicedesk.v1.ServicedeskService.GetAuditTrail:output_type -> servicedesk.v1.GetAuditTrailResponse
+	1,  // 42: servicedesk.v1.ServicedeskService.GetPendingRequest:output_type -> servicedesk.v1.GetPendingRequestResponse
+	16, // 43: servicedesk.v1.ServicedeskService.ApproveRequest:output_type -> servicedesk.v1.ApproveRequestResponse
+	18, // 44: servicedesk.v1.ServicedeskService.CancelRequest:output_type -> servicedesk.v1.CancelRequestResponse
+	10, // 45: servicedesk.v1.ServicedeskService.GetPolicy:output_type -> servicedesk.v1.GetPolicyResponse
+	12, // 46: servicedesk.v1.ServicedeskService.ListPolicyVersions:output_type -> servicedesk.v1.ListPolicyVersionsResponse
+	14, // 47: servicedesk.v1.ServicedeskService.DryRunPolicy:output_type -> servicedesk.v1.DryRunPolicyResponse
+	20, // 48: servicedesk.v1.ServicedeskService.VerifyAuditTrail:output_type -> servicedesk.v1.VerifyAuditTrailResponse
+	8,  // 49: servicedesk.v1.ServicedeskService.GetCompanyLimits:output_type -> servicedesk.v1.GetCompanyLimitsResponse
+	38, // [38:50] is the sub-list for method output_type
+	26, // [26:38] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_servicedesk_v1_servicedesk_proto_init() }
@@ -2892,15 +3126,15 @@ func file_servicedesk_v1_servicedesk_proto_init() {
 	if File_servicedesk_v1_servicedesk_proto != nil {
 		return
 	}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[18].OneofWrappers = []any{}
-	file_servicedesk_v1_servicedesk_proto_msgTypes[27].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[21].OneofWrappers = []any{}
+	file_servicedesk_v1_servicedesk_proto_msgTypes[30].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_servicedesk_v1_servicedesk_proto_rawDesc), len(file_servicedesk_v1_servicedesk_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

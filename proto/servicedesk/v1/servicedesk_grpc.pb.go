@@ -32,6 +32,7 @@ const (
 	ServicedeskService_ListPolicyVersions_FullMethodName = "/servicedesk.v1.ServicedeskService/ListPolicyVersions"
 	ServicedeskService_DryRunPolicy_FullMethodName       = "/servicedesk.v1.ServicedeskService/DryRunPolicy"
 	ServicedeskService_VerifyAuditTrail_FullMethodName   = "/servicedesk.v1.ServicedeskService/VerifyAuditTrail"
+	ServicedeskService_GetCompanyLimits_FullMethodName   = "/servicedesk.v1.ServicedeskService/GetCompanyLimits"
 )
 
 // ServicedeskServiceClient is the client API for ServicedeskService service.
@@ -66,6 +67,9 @@ type ServicedeskServiceClient interface {
 	DryRunPolicy(ctx context.Context, in *DryRunPolicyRequest, opts ...grpc.CallOption) (*DryRunPolicyResponse, error)
 	// Internal (no REST path): recompute a request's audit-trail hash chain.
 	VerifyAuditTrail(ctx context.Context, in *VerifyAuditTrailRequest, opts ...grpc.CallOption) (*VerifyAuditTrailResponse, error)
+	// Internal (no REST path; interchange): the limits of a company's approval policy in force,
+	// which the holds of its withdrawals reserve.
+	GetCompanyLimits(ctx context.Context, in *GetCompanyLimitsRequest, opts ...grpc.CallOption) (*GetCompanyLimitsResponse, error)
 }
 
 type servicedeskServiceClient struct {
@@ -186,6 +190,16 @@ func (c *servicedeskServiceClient) VerifyAuditTrail(ctx context.Context, in *Ver
 	return out, nil
 }
 
+func (c *servicedeskServiceClient) GetCompanyLimits(ctx context.Context, in *GetCompanyLimitsRequest, opts ...grpc.CallOption) (*GetCompanyLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCompanyLimitsResponse)
+	err := c.cc.Invoke(ctx, ServicedeskService_GetCompanyLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ServicedeskServiceServer is the server API for ServicedeskService service.
 // All implementations must embed UnimplementedServicedeskServiceServer
 // for forward compatibility.
@@ -218,6 +232,9 @@ type ServicedeskServiceServer interface {
 	DryRunPolicy(context.Context, *DryRunPolicyRequest) (*DryRunPolicyResponse, error)
 	// Internal (no REST path): recompute a request's audit-trail hash chain.
 	VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error)
+	// Internal (no REST path; interchange): the limits of a company's approval policy in force,
+	// which the holds of its withdrawals reserve.
+	GetCompanyLimits(context.Context, *GetCompanyLimitsRequest) (*GetCompanyLimitsResponse, error)
 	mustEmbedUnimplementedServicedeskServiceServer()
 }
 
@@ -260,6 +277,9 @@ func (UnimplementedServicedeskServiceServer) DryRunPolicy(context.Context, *DryR
 }
 func (UnimplementedServicedeskServiceServer) VerifyAuditTrail(context.Context, *VerifyAuditTrailRequest) (*VerifyAuditTrailResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyAuditTrail not implemented")
+}
+func (UnimplementedServicedeskServiceServer) GetCompanyLimits(context.Context, *GetCompanyLimitsRequest) (*GetCompanyLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCompanyLimits not implemented")
 }
 func (UnimplementedServicedeskServiceServer) mustEmbedUnimplementedServicedeskServiceServer() {}
 func (UnimplementedServicedeskServiceServer) testEmbeddedByValue()                            {}
@@ -480,6 +500,24 @@ func _ServicedeskService_VerifyAuditTrail_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ServicedeskService_GetCompanyLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCompanyLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicedeskServiceServer).GetCompanyLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServicedeskService_GetCompanyLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicedeskServiceServer).GetCompanyLimits(ctx, req.(*GetCompanyLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ServicedeskService_ServiceDesc is the grpc.ServiceDesc for ServicedeskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -530,6 +568,10 @@ var ServicedeskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyAuditTrail",
 			Handler:    _ServicedeskService_VerifyAuditTrail_Handler,
+		},
+		{
+			MethodName: "GetCompanyLimits",
+			Handler:    _ServicedeskService_GetCompanyLimits_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -13,7 +13,9 @@ import (
 	custodyv1 "github.com/zcustody/suite/proto/custody/v1"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	pluginv1 "github.com/zcustody/suite/proto/plugin/v1"
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
+	"github.com/zcustody/suite/services/interchange/funds"
 	"github.com/zcustody/suite/services/interchange/server"
 	"github.com/zcustody/suite/services/interchange/settlement"
 	"github.com/zcustody/suite/services/interchange/store"
@@ -37,6 +39,9 @@ type Config struct {
 	CustodyAddr string `env:"CUSTODY_ADDR, default=127.0.0.1:9004"`
 	// ComplianceAddr is compliance's gRPC address (VASP and beneficiary checks).
 	ComplianceAddr string `env:"COMPLIANCE_ADDR, default=127.0.0.1:9005"`
+	// ServicedeskAddr is the service desk's gRPC address: the limits of a company's approval
+	// policy, which its withdrawals reserve (empty: no limits are reserved).
+	ServicedeskAddr string `env:"SERVICEDESK_ADDR"`
 	// SweepInterval is how often money steps cut short (a decided withdrawal's, a settlement
 	// transition's) are looked for and completed.
 	SweepInterval time.Duration `env:"SWEEP_INTERVAL, default=5s"`
@@ -122,6 +127,16 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	var limits funds.LimitSource
+	if cfg.ServicedeskAddr == "" {
+		deps.Logger.Warn("no service desk: withdrawals reserve no limits", "setting", "SERVICEDESK_ADDR")
+	} else {
+		deskConn, err := deps.Dial("servicedesk", cfg.ServicedeskAddr)
+		if err != nil {
+			return err
+		}
+		limits = funds.DeskLimits{Client: servicedeskv1.NewServicedeskServiceClient(deskConn), Signer: signer}
+	}
 	addresses, err := whitelist.Setup(ctx, whitelist.Deps{DB: deps.DB, Compliance: compliancev1.NewDirectoryServiceClient(complianceConn), Signer: signer, Logger: deps.Logger})
 	if err != nil {
 		return err
@@ -129,7 +144,7 @@ func Register(ctx context.Context, deps *app.Deps, cfg Config) error {
 	wired, err := Wire(ctx, Parts{DB: deps.DB, Ledger: tradingv1.NewTradingLedgerServiceClient(tradingConn),
 		Wallets: tradingv1.NewTradingServiceClient(tradingConn), Custody: custodyv1.NewCustodyLedgerServiceClient(custodyConn), Signer: signer, Logger: deps.Logger, Lease: cfg.SettlementLease,
 		Rules: settlement.Rules{MaxLegs: cfg.SettlementMaxLegs, MaxGross: maxGross}, Addresses: addresses, WithdrawalExpiry: cfg.WithdrawalExpiry,
-		PriceMaxAge: cfg.PriceMaxAge})
+		PriceMaxAge: cfg.PriceMaxAge, Limits: limits})
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ type Parts struct {
 	// PriceMaxAge is how old a price of trading's may be and still value a service request
 	// for the approval policy (funds.DefaultPriceMaxAge when 0).
 	PriceMaxAge time.Duration
+	// Limits reads the limits of a company's approval policy (the service desk's); nil: no
+	// limits are reserved.
+	Limits funds.LimitSource
 }
 
 // Wired is the settlement and withdrawal side put together.
@@ -78,6 +81,9 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 		withdrawals: withdrawal.NewService(st, funds.NewWithdrawals(p.Ledger, custody, p.Signer), p.Now, p.Logger),
 		expiry:      p.WithdrawalExpiry,
 		executions:  plugin.NewLedger(p.DB),
+	}
+	if p.Limits != nil {
+		w.withdrawals.WithLimits(funds.NewLimits(p.Ledger, p.Limits, p.Signer))
 	}
 	if w.expiry <= 0 {
 		w.expiry = withdrawal.DefaultExpiry

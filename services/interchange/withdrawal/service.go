@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
@@ -82,13 +83,33 @@ type Funds interface {
 	Release(ctx context.Context, w Withdrawal) error
 }
 
+// Limiter reserves a withdrawal's amount against its company's limits (the approval
+// policy's, in trading's journal).
+type Limiter interface {
+	// Reserve holds w's amount on every limit that applies, or answers why it cannot (a
+	// refusal naming the limit and what is left, with nothing held). Repeating it holds
+	// nothing twice.
+	Reserve(ctx context.Context, w Withdrawal) (refusal string, err error)
+	// Release gives back what a declined withdrawal reserved.
+	Release(ctx context.Context, w Withdrawal) error
+}
+
+// ReasonLimitPrefix starts the reason of a withdrawal declined at its creation because it
+// did not fit under a limit of its company's policy.
+const ReasonLimitPrefix = "over the limit "
+
 // Service takes withdrawal decisions and moves their money.
 type Service struct {
-	store Store
-	funds Funds
-	now   func() time.Time
-	log   *slog.Logger
+	store  Store
+	funds  Funds
+	limits Limiter
+	now    func() time.Time
+	log    *slog.Logger
 }
+
+// WithLimits makes s reserve each new withdrawal against its company's limits before it
+// holds the amount.
+func (s *Service) WithLimits(l Limiter) *Service { s.limits = l; return s }
 
 // NewService returns the service; now is the clock (time.Now when nil).
 func NewService(store Store, funds Funds, now func() time.Time, logger *slog.Logger) *Service {
@@ -155,7 +176,19 @@ func (s *Service) hold(ctx context.Context, w Withdrawal) (Withdrawal, error) {
 		if w.Status == StatusDeclined && w.Reason == ReasonInsufficient {
 			return Withdrawal{}, insufficient(w)
 		}
+		if w.Status == StatusDeclined && strings.HasPrefix(w.Reason, ReasonLimitPrefix) {
+			return Withdrawal{}, apperr.Precondition(apperr.CodeConflict, "amount", "withdrawal %s is declined: %s", w.TransferID, w.Reason)
+		}
 		return w, nil
+	}
+	if s.limits != nil {
+		refusal, err := s.limits.Reserve(ctx, w)
+		if err != nil {
+			return Withdrawal{}, err
+		}
+		if refusal != "" {
+			return s.declineAtCreation(ctx, w, refusal)
+		}
 	}
 	held, err := s.funds.Hold(ctx, w)
 	if errors.Is(err, ErrHoldBlocked) {
@@ -164,7 +197,14 @@ func (s *Service) hold(ctx context.Context, w Withdrawal) (Withdrawal, error) {
 	if err != nil || held {
 		return w, err
 	}
-	decided, err := s.store.Decide(ctx, w, StatusDeclined, ReasonInsufficient, "")
+	return s.declineAtCreation(ctx, w, ReasonInsufficient)
+}
+
+// declineAtCreation declines a pending withdrawal that cannot be held (reason: the wallet
+// lacks the amount, or a limit refused it), releases what it reserved, and answers as a
+// repeat would (409).
+func (s *Service) declineAtCreation(ctx context.Context, w Withdrawal, reason string) (Withdrawal, error) {
+	decided, err := s.store.Decide(ctx, w, StatusDeclined, reason, "")
 	if errors.Is(err, apperr.ErrConflict) {
 		decided, err = s.store.Withdrawal(ctx, w.CompanyID, w.TransferID)
 	}
@@ -173,6 +213,9 @@ func (s *Service) hold(ctx context.Context, w Withdrawal) (Withdrawal, error) {
 	}
 	if err := s.finish(ctx, decided); err != nil {
 		return Withdrawal{}, err
+	}
+	if decided.Status == StatusDeclined && decided.Reason == reason && reason != ReasonInsufficient {
+		return Withdrawal{}, apperr.Precondition(apperr.CodeConflict, "amount", "withdrawal %s is declined: %s", w.TransferID, reason)
 	}
 	return s.hold(ctx, decided)
 }
@@ -271,6 +314,9 @@ func (s *Service) finish(ctx context.Context, w Withdrawal) error {
 		err = s.funds.Settle(ctx, w)
 	case StatusDeclined:
 		err = s.funds.Release(ctx, w)
+		if err == nil && s.limits != nil {
+			err = s.limits.Release(ctx, w)
+		}
 	default:
 		return nil
 	}

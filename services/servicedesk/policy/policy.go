@@ -75,6 +75,8 @@ type Policy struct {
 	// the company adopts one of its own.
 	Version int64
 	Rules   []Rule
+	// Limits bound how much may leave the company's wallets (Limit).
+	Limits []Limit
 	// RequestID is the service request that adopted the version ("" for the default).
 	RequestID string
 	CreatedBy string

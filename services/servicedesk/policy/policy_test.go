@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/services/internal/amount"
@@ -253,5 +254,59 @@ func TestTallyMissing(t *testing.T) {
 		if got := tt.rule.Tally(who, "m@z").Missing(); got != tt.want {
 			t.Errorf("%s: Missing = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestValidateLimits(t *testing.T) {
+	t.Parallel()
+	known := policy.Known{Users: []policy.Approver{{Email: "c@z", Roles: []string{"CHECKER"}}, {Email: "m@z", Roles: []string{"MAKER"}}},
+		Services: []string{withdrawal}, Currencies: []string{"BTC", "ETH"}, Roles: []string{"MAKER", "CHECKER"},
+		MakerRole: "MAKER", ApproverRoles: []string{"MAKER", "CHECKER"}, Wallet: func(id string) bool { return strings.HasPrefix(id, "ZTEST-") }}
+	daily := policy.Limit{Name: "daily", Scope: policy.ScopeWallet, Wallets: []string{"ZTEST-TW-0000000001"}, Currency: "BTC",
+		MaxPerTransaction: "0.9", Amount: "1", Window: 24 * time.Hour}
+	with := func(change func(l *policy.Limit)) []policy.Limit {
+		l := daily
+		change(&l)
+		return []policy.Limit{l}
+	}
+	tests := []struct {
+		name        string
+		give        []policy.Limit
+		code, field string
+	}{
+		{"valid", []policy.Limit{daily, {Name: "company", Scope: policy.ScopeCompany, Currency: "ETH", Amount: "10", Window: time.Hour}}, "", ""},
+		{"a per-transaction maximum alone", with(func(l *policy.Limit) { l.Amount, l.Window = "", 0 }), "", ""},
+		{"no name", with(func(l *policy.Limit) { l.Name = "" }), "ER-101", "limits[0].name"},
+		{"an unknown scope", with(func(l *policy.Limit) { l.Scope = "DESK" }), "ER-108", "limits[0].scope"},
+		{"a company limit naming wallets", with(func(l *policy.Limit) { l.Scope = policy.ScopeCompany }), "ER-108", "limits[0].wallets"},
+		{"an unknown currency", with(func(l *policy.Limit) { l.Currency = "DOGE" }), "ER-108", "limits[0].currency"},
+		{"nothing bounded", with(func(l *policy.Limit) { l.Amount, l.MaxPerTransaction = "", "" }), "ER-101", "limits[0].amount"},
+		{"a zero amount", with(func(l *policy.Limit) { l.Amount = "0" }), "ER-108", "limits[0].amount"},
+		{"a malformed maximum", with(func(l *policy.Limit) { l.MaxPerTransaction = "1e3" }), "ER-108", "limits[0].maxPerTransaction"},
+		{"a window too short", with(func(l *policy.Limit) { l.Window = time.Second }), "ER-103", "limits[0].window"},
+		{"a window too long", with(func(l *policy.Limit) { l.Window = 32 * 24 * time.Hour }), "ER-103", "limits[0].window"},
+		{"another company's wallet", with(func(l *policy.Limit) { l.Wallets = []string{"ZACME-TW-0000000001"} }), "ER-108", "limits[0].wallets[0]"},
+		{"two limits of one name", []policy.Limit{daily, daily}, "ER-108", "limits[1].name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := policy.Default("ZTEST", nil)
+			p.Limits = tt.give
+			err := policy.Validate(p, known)
+			if tt.code == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v, want valid", err)
+				}
+				return
+			}
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Code != tt.code || ae.Field != tt.field {
+				t.Fatalf("Validate = %v, want %s on %s", err, tt.code, tt.field)
+			}
+		})
+	}
+	if !daily.Applies("ZTEST-TW-0000000001", "BTC") || daily.Applies("ZTEST-TW-0000000002", "BTC") || daily.Applies("ZTEST-TW-0000000001", "ETH") {
+		t.Error("a wallet limit applies to its wallets in its currency only")
 	}
 }

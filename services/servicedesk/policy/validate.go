@@ -70,6 +70,9 @@ func Validate(p Policy, k Known) error {
 			return apperr.Invalid(apperr.CodeFormat, fmt.Sprintf("rules[%d]", i), "the last rule, %q, has conditions: a policy ends with a catch-all rule (no conditions)", r.Name)
 		}
 	}
+	if err := validateLimits(p.Limits, k); err != nil {
+		return err
+	}
 	i := p.Match(Subject{Operation: OpPolicyChange})
 	r := p.Rules[i]
 	if r.Action != ActionApprove {

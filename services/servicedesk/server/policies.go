@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/zcustody/suite/platform/apitime"
+	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/servicedesk"
@@ -88,5 +89,32 @@ func policyOut(p policy.Policy) *servicedeskv1.GetPolicyResponse {
 		}
 		out.Rules = append(out.Rules, rule)
 	}
+	out.Limits = limitsOut(p.Limits)
 	return out
+}
+
+// limitsOut is a policy's limits as the API shows them.
+func limitsOut(limits []policy.Limit) []*servicedeskv1.PolicyLimit {
+	out := make([]*servicedeskv1.PolicyLimit, 0, len(limits))
+	for _, l := range limits {
+		pl := &servicedeskv1.PolicyLimit{Name: l.Name, Scope: l.Scope, Wallets: l.Wallets, Currency: l.Currency,
+			MaxPerTransaction: l.MaxPerTransaction, Amount: l.Amount}
+		if l.Window > 0 {
+			pl.Window = l.Window.String()
+		}
+		out = append(out, pl)
+	}
+	return out
+}
+
+// GetCompanyLimits serves interchange the limits of a company's policy in force.
+func (s *Server) GetCompanyLimits(ctx context.Context, req *servicedeskv1.GetCompanyLimitsRequest) (*servicedeskv1.GetCompanyLimitsResponse, error) {
+	if req.GetCompanyId() == "" {
+		return nil, apperr.Missing("companyId")
+	}
+	pol, err := s.desk.Policy(ctx, servicedesk.Actor{CompanyID: req.GetCompanyId()}, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &servicedeskv1.GetCompanyLimitsResponse{PolicyVersion: pol.Version, Limits: limitsOut(pol.Limits)}, nil
 }

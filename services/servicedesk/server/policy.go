@@ -25,6 +25,7 @@ func Policy() authz.Policy {
 		servicedeskv1.ServicedeskService_CancelRequest_FullMethodName:      makers,
 		servicedeskv1.ServicedeskService_ApproveRequest_FullMethodName:     {Roles: []string{principal.RoleMaker, principal.RoleChecker}},
 		servicedeskv1.ServicedeskService_VerifyAuditTrail_FullMethodName:   authz.System("*"),
+		servicedeskv1.ServicedeskService_GetCompanyLimits_FullMethodName:   authz.System(catalog.Interchange),
 		servicedeskv1.IdentityService_GetCaller_FullMethodName:             authz.System("gateway", catalog.Custody),
 		servicedeskv1.IdentityService_GetUser_FullMethodName:               authz.System(catalog.Custody),
 	}

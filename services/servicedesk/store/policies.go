@@ -37,14 +37,25 @@ type ruleDoc struct {
 	Combine      string     `bson:"combine,omitempty"`
 }
 
+type limitDoc struct {
+	Name              string   `bson:"name"`
+	Scope             string   `bson:"scope"`
+	Wallets           []string `bson:"wallets,omitempty"`
+	Currency          string   `bson:"currency"`
+	MaxPerTransaction string   `bson:"maxPerTransaction,omitempty"`
+	Amount            string   `bson:"amount,omitempty"`
+	WindowSeconds     int64    `bson:"windowSeconds,omitempty"`
+}
+
 type policyDoc struct {
-	ID        string    `bson:"_id"`
-	CompanyID string    `bson:"companyId"`
-	Version   int64     `bson:"version"`
-	Rules     []ruleDoc `bson:"rules"`
-	RequestID string    `bson:"requestId,omitempty"`
-	CreatedBy string    `bson:"createdBy,omitempty"`
-	CreatedAt time.Time `bson:"createdAt"`
+	ID        string     `bson:"_id"`
+	CompanyID string     `bson:"companyId"`
+	Version   int64      `bson:"version"`
+	Rules     []ruleDoc  `bson:"rules"`
+	Limits    []limitDoc `bson:"limits,omitempty"`
+	RequestID string     `bson:"requestId,omitempty"`
+	CreatedBy string     `bson:"createdBy,omitempty"`
+	CreatedAt time.Time  `bson:"createdAt"`
 }
 
 func toRuleDoc(r policy.Rule) ruleDoc {
@@ -73,6 +84,10 @@ func (s *Store) InsertPolicy(ctx context.Context, p policy.Policy) error {
 		RequestID: p.RequestID, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt.UTC()}
 	for _, r := range p.Rules {
 		doc.Rules = append(doc.Rules, toRuleDoc(r))
+	}
+	for _, l := range p.Limits {
+		doc.Limits = append(doc.Limits, limitDoc{Name: l.Name, Scope: l.Scope, Wallets: l.Wallets, Currency: l.Currency,
+			MaxPerTransaction: l.MaxPerTransaction, Amount: l.Amount, WindowSeconds: int64(l.Window / time.Second)})
 	}
 	_, err := s.db.Collection(colPolicies).InsertOne(ctx, doc)
 	if mongo.IsDuplicateKeyError(err) {
@@ -111,6 +126,10 @@ func (doc policyDoc) policy() policy.Policy {
 	p := policy.Policy{CompanyID: doc.CompanyID, Version: doc.Version, RequestID: doc.RequestID, CreatedBy: doc.CreatedBy, CreatedAt: doc.CreatedAt.UTC()}
 	for _, r := range doc.Rules {
 		p.Rules = append(p.Rules, r.rule())
+	}
+	for _, l := range doc.Limits {
+		p.Limits = append(p.Limits, policy.Limit{Name: l.Name, Scope: l.Scope, Wallets: l.Wallets, Currency: l.Currency,
+			MaxPerTransaction: l.MaxPerTransaction, Amount: l.Amount, Window: time.Duration(l.WindowSeconds) * time.Second})
 	}
 	return p
 }

@@ -30,9 +30,9 @@ func newJournal(db *mongo.Database, now func() time.Time) *journal.Journal {
 	var j *journal.Journal
 	j = journal.New(journal.Config{DB: db, Prefix: journalPrefix, Collections: []string{colWallets}, Now: now, EventEntity: catalog.EntityTradingEntry, Policy: func(h string) journal.HolderPolicy {
 		switch {
-		case strings.HasPrefix(h, trading.ClearingPrefix):
+		case strings.HasPrefix(h, trading.ClearingPrefix), trading.IsLimitAccount(h):
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true, Constrained: true}
-		case strings.HasPrefix(h, trading.WorldPrefix), strings.HasPrefix(h, trading.TransitPrefix):
+		case strings.HasPrefix(h, trading.WorldPrefix), strings.HasPrefix(h, trading.TransitPrefix), h == trading.LimitGrant, h == trading.LimitUsed:
 			return journal.HolderPolicy{Collection: j.SystemCollection(), Create: true}
 		}
 		return journal.HolderPolicy{Collection: colWallets, Constrained: true}

@@ -1,0 +1,148 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zcustody/suite/platform/apperr"
+	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
+	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
+	"github.com/zcustody/suite/services/interchange/app"
+	"github.com/zcustody/suite/services/interchange/withdrawal"
+	tradingstore "github.com/zcustody/suite/services/trading/store"
+)
+
+// policyLimits stands in for the service desk's GetCompanyLimits: the limits of ZTEST's
+// policy in force (the e2e test TestWithdrawalLimits reads them from the real service desk).
+type policyLimits []*servicedeskv1.PolicyLimit
+
+func (p policyLimits) CompanyLimits(_ context.Context, companyID string) (int64, []*servicedeskv1.PolicyLimit, error) {
+	if companyID != ztest {
+		return 0, nil, nil
+	}
+	return 1, p, nil
+}
+
+// refusedForLimit checks err is a 409 naming the limit and what is left of it.
+func refusedForLimit(t *testing.T, what string, err error, parts ...string) {
+	t.Helper()
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Code != apperr.CodeConflict {
+		t.Fatalf("%s: %v, want a 409 refusal for a limit", what, err)
+	}
+	for _, p := range parts {
+		if !strings.Contains(ae.Message, p) {
+			t.Errorf("%s: %q does not say %q", what, ae.Message, p)
+		}
+	}
+}
+
+// TestWithdrawalLimits: ZTEST's policy allows at most 0.9 BTC per withdrawal and 1 BTC a day
+// per wallet, and 1.5 BTC an hour for the company. A withdrawal over a limit is refused naming
+// the limit and what is left, with nothing held (the wallet and every limit keep their
+// allowance); a decline gives the allowance back at once; the window's end gives it back by
+// itself (trading's recovery pass expires the reservation, on a clock the test moves).
+func TestWithdrawalLimits(t *testing.T) {
+	t.Parallel()
+	limits := policyLimits{
+		{Name: "daily BTC", Scope: "WALLET", Currency: "BTC", MaxPerTransaction: "0.9", Amount: "1", Window: "24h0m0s"},
+		{Name: "hourly company", Scope: "COMPANY", Currency: "BTC", Amount: "1.5", Window: "1h0m0s"},
+		{Name: "ether", Scope: "COMPANY", Currency: "ETH", Amount: "0.000001", Window: "1h0m0s"}, // another currency: never applies
+	}
+	f := newFixture(t, func(p *app.Parts) { p.Limits = limits })
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "3")
+	f.ledger.fund(t, ztest, btcWallet2, "BTC", "3")
+	create := func(id, wallet, amount string) error {
+		r := withdrawalReq(id, amount)
+		r.WalletId = wallet
+		_, err := f.engine.CreateWithdrawal(engineCtx(), r)
+		return err
+	}
+
+	refusedForLimit(t, "0.95 BTC at once", create("WD-BIG", btcWallet, "0.95"), `"daily BTC"`, "at most 0.9 BTC")
+	if err := create("WD-1", btcWallet, "0.6"); err != nil {
+		t.Fatal(err)
+	}
+	refusedForLimit(t, "0.6 BTC more the same day", create("WD-2", btcWallet, "0.6"), `"daily BTC"`, "0.4 BTC left of 1")
+	refusedForLimit(t, "the refusal again", create("WD-2", btcWallet, "0.6"), `"daily BTC"`)
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"2.4", "3", "0.6"} {
+		t.Errorf("wallet = %v, want only WD-1 held", got)
+	}
+	// The company's hourly limit: 0.6 used by WD-1, 0.5 by WD-3; WD-4 does not fit. WD-2's
+	// refusal left nothing on it.
+	if err := create("WD-3", btcWallet2, "0.5"); err != nil {
+		t.Fatal(err)
+	}
+	refusedForLimit(t, "a third withdrawal within the hour", create("WD-4", btcWallet2, "0.5"), `"hourly company"`, "0.4 BTC left of 1.5")
+	if got := f.ledger.get(t, btcWallet2, "BTC"); got != [3]string{"2.5", "3", "0.5"} {
+		t.Errorf("second wallet = %v, want only WD-3 held (WD-4's daily reservation released)", got)
+	}
+
+	// Declining WD-1 gives both allowances back at once.
+	if err := confirm(f, f.venueCtx(), "WD-1", "DECLINE", "not today"); err != nil {
+		t.Fatal(err)
+	}
+	if err := create("WD-5", btcWallet, "0.9"); err != nil {
+		t.Errorf("0.9 BTC after WD-1 was declined: %v, want it to fit", err)
+	}
+
+	// After the windows, the reservations expire by themselves: a trading journal on the
+	// test's clock runs its recovery pass.
+	refusedForLimit(t, "more within the hour", create("WD-6", btcWallet2, "0.5"), `"hourly company"`)
+	clocked := tradingstore.NewWithClock(f.db, f.clock.Now)
+	f.clock.advance(25 * time.Hour)
+	if _, err := clocked.Journal().Recover(context.Background(), f.clock.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := create("WD-7", btcWallet2, "0.9"); err != nil {
+		t.Errorf("0.9 BTC once the windows passed: %v, want it to fit", err)
+	}
+	resp, err := f.svc.SearchWithdrawals(f.companyCtx(ztest), &interchangev1.SearchWithdrawalsRequest{TransferIds: []string{"WD-2", "WD-4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range resp.GetItems() {
+		if w.GetStatus() != withdrawal.StatusDeclined || !strings.HasPrefix(w.GetReason(), withdrawal.ReasonLimitPrefix) {
+			t.Errorf("%s is %s (%q), want declined at creation for its limit", w.GetTransferId(), w.GetStatus(), w.GetReason())
+		}
+	}
+}
+
+// TestRacingWithdrawalsUnderOneLimit: ten withdrawals of 0.3 BTC race for an allowance of 1
+// BTC: exactly three get it, the others are refused, and what is held is what passed.
+func TestRacingWithdrawalsUnderOneLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(p *app.Parts) {
+		p.Limits = policyLimits{{Name: "daily BTC", Scope: "WALLET", Currency: "BTC", Amount: "1", Window: "24h0m0s"}}
+	})
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "5")
+	const n = 10
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = f.engine.CreateWithdrawal(engineCtx(), withdrawalReq(fmt.Sprintf("WD-R%d", i), "0.3"))
+		})
+	}
+	wg.Wait()
+	passed := 0
+	for i, err := range errs {
+		var ae *apperr.Error
+		switch {
+		case err == nil:
+			passed++
+		case errors.As(err, &ae) && ae.Code == apperr.CodeConflict && strings.Contains(ae.Message, `"daily BTC"`):
+		default:
+			t.Errorf("WD-R%d: %v", i, err)
+		}
+	}
+	held := f.ledger.get(t, btcWallet, "BTC")[2]
+	if passed != 3 || held != "0.9" {
+		t.Errorf("%d withdrawals passed, %s BTC held; want 3 and 0.9", passed, held)
+	}
+}
