@@ -6,6 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/zcustody/suite/platform/principal"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	tradingv1 "github.com/zcustody/suite/proto/trading/v1"
@@ -49,13 +55,21 @@ func (d DeskLimits) CompanyLimits(ctx context.Context, companyID string) (int64,
 type Limits struct {
 	ledger ledger
 	source LimitSource
+	// versions keeps, per limit account, the newest policy version that set its allowance
+	// (colLimitVersions): a reader of an older version never changes it.
+	versions *mongo.Collection
 }
+
+// colLimitVersions is interchange's collection of the policy version behind each limit
+// account's allowance: {_id: account, version}.
+const colLimitVersions = "limit_versions"
 
 var _ withdrawal.Limiter = Limits{}
 
-// NewLimits returns the limits over trading's ledger client and the limits' source.
-func NewLimits(client tradingv1.TradingLedgerServiceClient, source LimitSource, signer *principal.Signer) Limits {
-	return Limits{ledger: ledger{client: client, signer: signer}, source: source}
+// NewLimits returns the limits over trading's ledger client, the limits' source and
+// interchange's database (the allowances' versions).
+func NewLimits(client tradingv1.TradingLedgerServiceClient, source LimitSource, signer *principal.Signer, db *mongo.Database) Limits {
+	return Limits{ledger: ledger{client: client, signer: signer}, source: source, versions: db.Collection(colLimitVersions)}
 }
 
 // windowLimit is one rolling-window limit that applies to a withdrawal.
@@ -70,7 +84,7 @@ type windowLimit struct {
 // Repeating it holds nothing twice (the holds' ids derive from the transfer and the account,
 // their expiry from w's creation time).
 func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, error) {
-	_, limits, err := l.source.CompanyLimits(ctx, w.CompanyID)
+	version, limits, err := l.source.CompanyLimits(ctx, w.CompanyID)
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +107,7 @@ func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, e
 		windows = append(windows, wl)
 	}
 	for i, wl := range windows {
-		refusal, err := l.reserve(ctx, w, wl, held)
+		refusal, err := l.reserve(ctx, w, wl, held, version)
 		if err != nil || refusal != "" {
 			for _, placed := range windows[:i] {
 				if verr := l.ledger.void(ctx, limitHoldID(w, placed.account), "withdrawal.limit.release"); verr != nil && err == nil {
@@ -107,8 +121,8 @@ func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, e
 }
 
 // reserve sets wl's allowance, then holds w's amount on its account until the window ends.
-func (l Limits) reserve(ctx context.Context, w withdrawal.Withdrawal, wl windowLimit, held amount.Amount) (string, error) {
-	if ok, err := l.grant(ctx, wl, w.Currency); err != nil || !ok {
+func (l Limits) reserve(ctx context.Context, w withdrawal.Withdrawal, wl windowLimit, held amount.Amount, version int64) (string, error) {
+	if ok, err := l.grant(ctx, wl, w.Currency, version); err != nil || !ok {
 		return fmt.Sprintf("over the limit %q: its allowance is being lowered to %s %s while reservations made under the higher one are outstanding", wl.name, wl.allowance, w.Currency), err
 	}
 	expires := w.CreatedAt.Add(wl.window).UTC().Format(time.RFC3339Nano)
@@ -127,11 +141,22 @@ func (l Limits) reserve(ctx context.Context, w withdrawal.Withdrawal, wl windowL
 	return fmt.Sprintf("over the limit %q: %s %s left of %s per %s, this withdrawal holds %s", wl.name, left, w.Currency, wl.allowance, wl.window, held), nil
 }
 
-// grant brings the account's allowance (credits posted less debits posted) to wl's, by an
-// entry named for the change: racing reservations that read the same allowance make the same
-// entry once. It reports false when lowering it is refused (more is reserved than the lower
-// allowance leaves).
-func (l Limits) grant(ctx context.Context, wl windowLimit, currency string) (bool, error) {
+// grant brings the account's allowance (credits posted less debits posted) to wl's, the
+// allowance of policy version. Only the newest version seen sets it (claimVersion): a
+// reservation that read an older policy while a newer one was adopted reserves under the
+// newer allowance and never puts its own back. The change is an entry named for the version
+// and the allowance it starts from (limitgrant:<account>:v<version>:<from>), so racing
+// reservations that read the same allowance raise it once; a lowering also names what was
+// reserved when it was read, because a lowering refused while more is reserved than the
+// lower allowance leaves must be tried again once those reservations are gone (a refused id
+// stays refused), and two lowerings from one allowance cannot both pass the constrained
+// account. It reports false when the lowering is refused: the reservation is then refused,
+// never made under the higher allowance.
+func (l Limits) grant(ctx context.Context, wl windowLimit, currency string, version int64) (bool, error) {
+	newest, err := l.claimVersion(ctx, wl.account, version)
+	if err != nil || !newest {
+		return err == nil, err
+	}
 	c, err := l.counters(ctx, wl.account, currency)
 	if err != nil {
 		return false, err
@@ -143,14 +168,41 @@ func (l Limits) grant(ctx context.Context, wl windowLimit, currency string) (boo
 		return true, nil
 	}
 	account, grant := tradingv1.LegSide_LEG_SIDE_CREDIT, tradingv1.LegSide_LEG_SIDE_DEBIT
+	id := fmt.Sprintf("limitgrant:%s:v%d:%s", wl.account, version, current)
 	if change.Sign() < 0 {
 		account, grant, change = grant, account, change.Neg()
+		id += ":" + c.GetDebitsPending()
 	}
-	return l.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: fmt.Sprintf("limitgrant:%s:%s:%s", wl.account, current, target),
+	ok, err := l.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: id,
 		Kind: tradingv1.EntryKind_ENTRY_KIND_TRANSFER, Code: "limit.allowance", BusinessKey: wl.account, Legs: []*tradingv1.JournalLeg{
 			{Account: wl.account, Currency: currency, Side: account, Amount: change.String()},
 			{Account: trading.LimitGrant, Currency: currency, Side: grant, Amount: change.String()},
 		}})
+	if status.Code(err) == codes.AlreadyExists {
+		return true, nil // another reservation of this version made that change (with other legs: a lost race)
+	}
+	return ok, err
+}
+
+// claimVersion records version as the newest behind account's allowance and reports whether
+// it is (a version at least as new already recorded by another reservation counts too);
+// an older version is not.
+func (l Limits) claimVersion(ctx context.Context, account string, version int64) (bool, error) {
+	filter := bson.D{{Key: "_id", Value: account}, {Key: "version", Value: bson.D{{Key: "$lte", Value: version}}}}
+	_, err := l.versions.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{{Key: "version", Value: version}}}}, options.UpdateOne().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) { // a newer version set it, or the same one in a racing first claim
+		var doc struct {
+			Version int64 `bson:"version"`
+		}
+		if err := l.versions.FindOne(ctx, bson.D{{Key: "_id", Value: account}}).Decode(&doc); err != nil {
+			return false, fmt.Errorf("read the allowance version of %s: %w", account, err)
+		}
+		return doc.Version == version, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim the allowance of %s for policy version %d: %w", account, version, err)
+	}
+	return true, nil
 }
 
 // available is what is left of a limit account's allowance.

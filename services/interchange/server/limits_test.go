@@ -146,3 +146,89 @@ func TestRacingWithdrawalsUnderOneLimit(t *testing.T) {
 		t.Errorf("%d withdrawals passed, %s BTC held; want 3 and 0.9", passed, held)
 	}
 }
+
+// policyVersions stands in for the service desk across policy changes: the version and daily
+// BTC allowance it answers can be changed, and the next answer can be an older one (a reader
+// that fetched the policy just before a change).
+type policyVersions struct {
+	mu      sync.Mutex
+	version int64
+	amount  string
+	stale   *staleAnswer // the next answer, once
+}
+
+// staleAnswer is an older version's answer.
+type staleAnswer struct {
+	version int64
+	amount  string
+}
+
+func (p *policyVersions) set(version int64, amount string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.version, p.amount = version, amount
+}
+
+func (p *policyVersions) CompanyLimits(context.Context, string) (int64, []*servicedeskv1.PolicyLimit, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	version, amount := p.version, p.amount
+	if p.stale != nil {
+		version, amount, p.stale = p.stale.version, p.stale.amount, nil
+	}
+	return version, []*servicedeskv1.PolicyLimit{{Name: "daily BTC", Scope: "WALLET", Currency: "BTC", Amount: amount, Window: "24h0m0s"}}, nil
+}
+
+// TestLimitChangesFollowTheNewestPolicy: a raised allowance applies at once; a reservation
+// that read the older policy reserves under the newer allowance and never puts the older one
+// back; a lowering that more is reserved than it leaves refuses reservations until enough
+// comes back, then applies.
+func TestLimitChangesFollowTheNewestPolicy(t *testing.T) {
+	t.Parallel()
+	src := &policyVersions{version: 1, amount: "1"}
+	f := newFixture(t, func(p *app.Parts) { p.Limits = src })
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "5")
+	create := func(id, amount string) error {
+		_, err := f.engine.CreateWithdrawal(engineCtx(), withdrawalReq(id, amount))
+		return err
+	}
+	allowance := func() string {
+		t.Helper()
+		acc, err := f.ledger.store.Journal().Accounts(context.Background(), "limit:ZTEST:"+btcWallet+":BTC:86400")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := acc["BTC"]
+		return c.CreditsPosted.Sub(c.DebitsPosted).String()
+	}
+	if err := create("WD-1", "0.6"); err != nil {
+		t.Fatal(err)
+	}
+	src.set(2, "2")
+	if err := create("WD-2", "1.2"); err != nil {
+		t.Fatalf("1.2 BTC after the allowance was raised to 2: %v", err)
+	}
+	src.mu.Lock()
+	src.stale = &staleAnswer{version: 1, amount: "1"}
+	src.mu.Unlock()
+	if err := create("WD-3", "0.1"); err != nil {
+		t.Errorf("0.1 BTC by a reader of version 1: %v, want it reserved under version 2's allowance", err)
+	}
+	if got := allowance(); got != "2" {
+		t.Fatalf("allowance after a reader of version 1 = %s, want version 2's 2", got)
+	}
+	refusedForLimit(t, "0.15 BTC with 0.1 left", create("WD-4", "0.15"), "0.1 BTC left of 2")
+
+	src.set(3, "1") // lowered to 1 while 1.9 is reserved
+	refusedForLimit(t, "a reservation while the lowering cannot apply", create("WD-5", "0.05"), "being lowered to 1 BTC")
+	if err := confirm(f, f.venueCtx(), "WD-2", "DECLINE", "not today"); err != nil {
+		t.Fatal(err)
+	}
+	if err := create("WD-6", "0.2"); err != nil {
+		t.Errorf("0.2 BTC once 1.2 came back: %v, want the lowering applied and 0.2 to fit", err)
+	}
+	if got := allowance(); got != "1" {
+		t.Errorf("allowance after the lowering applied = %s, want 1", got)
+	}
+	refusedForLimit(t, "0.2 BTC with 0.1 left", create("WD-7", "0.2"), "0.1 BTC left of 1")
+}
