@@ -46,6 +46,18 @@ func LimitAccount(company, walletID, currency string, windowSeconds int64) strin
 	return fmt.Sprintf("%s%s:%s:%s:%d", LimitPrefix, company, walletID, currency, windowSeconds)
 }
 
+// LimitUSD is the currency of limits valued in US dollars: only the limit holders (the limit
+// accounts, limit:grant and limit:used) take legs in it, with LimitUSDPlaces decimals.
+const (
+	LimitUSD       = "USD"
+	LimitUSDPlaces = 2
+)
+
+// IsLimitHolder reports whether name is a limit account or one of limit:grant, limit:used.
+func IsLimitHolder(name string) bool {
+	return name == LimitGrant || name == LimitUsed || IsLimitAccount(name)
+}
+
 // IsLimitAccount reports whether name is a limit account (LimitAccount).
 func IsLimitAccount(name string) bool { return limitAccount.MatchString(name) }
 

@@ -83,7 +83,7 @@ func Wire(ctx context.Context, p Parts) (*Wired, error) {
 		executions:  plugin.NewLedger(p.DB),
 	}
 	if p.Limits != nil {
-		w.withdrawals.WithLimits(funds.NewLimits(p.Ledger, p.Limits, p.Signer, p.DB))
+		w.withdrawals.WithLimits(funds.NewLimits(p.Ledger, p.Limits, p.Signer, p.DB, funds.NewPrices(p.Ledger, p.Signer, p.PriceMaxAge, p.Now, p.Logger)))
 	}
 	if w.expiry <= 0 {
 		w.expiry = withdrawal.DefaultExpiry

@@ -58,6 +58,13 @@ type Limits struct {
 	// versions keeps, per limit account, the newest policy version that set its allowance
 	// (colLimitVersions): a reader of an older version never changes it.
 	versions *mongo.Collection
+	// prices values withdrawals for the limits in US dollars.
+	prices Valuer
+}
+
+// Valuer values an amount of a currency in US dollars ("" without a fresh price): Prices.
+type Valuer interface {
+	USDValue(ctx context.Context, currency, amt string) string
 }
 
 // colLimitVersions is interchange's collection of the policy version behind each limit
@@ -68,14 +75,16 @@ var _ withdrawal.Limiter = Limits{}
 
 // NewLimits returns the limits over trading's ledger client, the limits' source and
 // interchange's database (the allowances' versions).
-func NewLimits(client tradingv1.TradingLedgerServiceClient, source LimitSource, signer *principal.Signer, db *mongo.Database) Limits {
-	return Limits{ledger: ledger{client: client, signer: signer}, source: source, versions: db.Collection(colLimitVersions)}
+func NewLimits(client tradingv1.TradingLedgerServiceClient, source LimitSource, signer *principal.Signer, db *mongo.Database, prices Valuer) Limits {
+	return Limits{ledger: ledger{client: client, signer: signer}, source: source, versions: db.Collection(colLimitVersions), prices: prices}
 }
 
-// windowLimit is one rolling-window limit that applies to a withdrawal.
+// windowLimit is one rolling-window limit that applies to a withdrawal: its account in
+// currency (the withdrawal's, or USD), and what the withdrawal takes of it (measure).
 type windowLimit struct {
-	name, account, allowance string
-	window                   time.Duration
+	name, account, allowance, currency string
+	window                             time.Duration
+	measure                            amount.Amount
 }
 
 // Reserve checks w against its company's limits: a per-transaction maximum it exceeds, or a
@@ -88,14 +97,21 @@ func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, e
 	if err != nil {
 		return "", err
 	}
-	held := w.Held()
 	var windows []windowLimit
 	for _, lim := range limits {
 		if !applies(lim, w) {
 			continue
 		}
-		if m := lim.GetMaxPerTransaction(); m != "" && held.Cmp(amount.MustStored(m)) > 0 {
-			return fmt.Sprintf("over the limit %q: at most %s %s per withdrawal, this one holds %s", lim.GetName(), m, w.Currency, held), nil
+		measure, currency := w.Held(), w.Currency
+		if lim.GetCurrency() == trading.LimitUSD {
+			usd := l.prices.USDValue(ctx, w.Currency, measure.String())
+			if usd == "" {
+				return fmt.Sprintf("over the limit %q: %s has no fresh USD price, so the withdrawal cannot be checked against a limit in USD", lim.GetName(), w.Currency), nil
+			}
+			measure, currency = amount.FromDecimal(amount.MustStored(usd).Decimal().RoundCeil(trading.LimitUSDPlaces)), trading.LimitUSD
+		}
+		if m := lim.GetMaxPerTransaction(); m != "" && measure.Cmp(amount.MustStored(m)) > 0 {
+			return fmt.Sprintf("over the limit %q: at most %s %s per withdrawal, this one holds %s %s", lim.GetName(), m, currency, measure, currency), nil
 		}
 		if lim.GetAmount() == "" {
 			continue
@@ -104,10 +120,11 @@ func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, e
 		if err != nil {
 			return "", err
 		}
+		wl.measure = measure
 		windows = append(windows, wl)
 	}
 	for i, wl := range windows {
-		refusal, err := l.reserve(ctx, w, wl, held, version)
+		refusal, err := l.reserve(ctx, w, wl, version)
 		if err != nil || refusal != "" {
 			for _, placed := range windows[:i] {
 				if verr := l.ledger.void(ctx, limitHoldID(w, placed.account), "withdrawal.limit.release"); verr != nil && err == nil {
@@ -121,24 +138,24 @@ func (l Limits) Reserve(ctx context.Context, w withdrawal.Withdrawal) (string, e
 }
 
 // reserve sets wl's allowance, then holds w's amount on its account until the window ends.
-func (l Limits) reserve(ctx context.Context, w withdrawal.Withdrawal, wl windowLimit, held amount.Amount, version int64) (string, error) {
-	if ok, err := l.grant(ctx, wl, w.Currency, version); err != nil || !ok {
-		return fmt.Sprintf("over the limit %q: its allowance is being lowered to %s %s while reservations made under the higher one are outstanding", wl.name, wl.allowance, w.Currency), err
+func (l Limits) reserve(ctx context.Context, w withdrawal.Withdrawal, wl windowLimit, version int64) (string, error) {
+	if ok, err := l.grant(ctx, wl, wl.currency, version); err != nil || !ok {
+		return fmt.Sprintf("over the limit %q: its allowance is being lowered to %s %s while reservations made under the higher one are outstanding", wl.name, wl.allowance, wl.currency), err
 	}
 	expires := w.CreatedAt.Add(wl.window).UTC().Format(time.RFC3339Nano)
 	ok, err := l.ledger.record(ctx, &tradingv1.RecordEntryRequest{EntryId: limitHoldID(w, wl.account), Kind: tradingv1.EntryKind_ENTRY_KIND_HOLD,
 		Code: "withdrawal.limit", BusinessKey: w.TransferID, ExpiresAt: expires, Legs: []*tradingv1.JournalLeg{
-			{Account: wl.account, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: held.String()},
-			{Account: trading.LimitUsed, Currency: w.Currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: held.String()},
+			{Account: wl.account, Currency: wl.currency, Side: tradingv1.LegSide_LEG_SIDE_DEBIT, Amount: wl.measure.String()},
+			{Account: trading.LimitUsed, Currency: wl.currency, Side: tradingv1.LegSide_LEG_SIDE_CREDIT, Amount: wl.measure.String()},
 		}})
 	if err != nil || ok {
 		return "", err
 	}
-	left, err := l.available(ctx, wl.account, w.Currency)
+	left, err := l.available(ctx, wl.account, wl.currency)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("over the limit %q: %s %s left of %s per %s, this withdrawal holds %s", wl.name, left, w.Currency, wl.allowance, wl.window, held), nil
+	return fmt.Sprintf("over the limit %q: %s %s left of %s per %s, this withdrawal holds %s %s", wl.name, left, wl.currency, wl.allowance, wl.window, wl.measure, wl.currency), nil
 }
 
 // grant brings the account's allowance (credits posted less debits posted) to wl's, the
@@ -273,13 +290,17 @@ func windowOf(lim *servicedeskv1.PolicyLimit, w withdrawal.Withdrawal) (windowLi
 	if lim.GetScope() == "COMPANY" {
 		scope = "*"
 	}
-	return windowLimit{name: lim.GetName(), allowance: lim.GetAmount(), window: window,
-		account: trading.LimitAccount(w.CompanyID, scope, w.Currency, int64(window/time.Second))}, nil
+	currency := w.Currency
+	if lim.GetCurrency() == trading.LimitUSD {
+		currency = trading.LimitUSD
+	}
+	return windowLimit{name: lim.GetName(), allowance: lim.GetAmount(), window: window, currency: currency,
+		account: trading.LimitAccount(w.CompanyID, scope, currency, int64(window/time.Second))}, nil
 }
 
 // applies reports whether lim bounds w.
 func applies(lim *servicedeskv1.PolicyLimit, w withdrawal.Withdrawal) bool {
-	if lim.GetCurrency() != w.Currency {
+	if lim.GetCurrency() != w.Currency && lim.GetCurrency() != trading.LimitUSD {
 		return false
 	}
 	if lim.GetScope() == "COMPANY" || len(lim.GetWallets()) == 0 {

@@ -14,6 +14,7 @@ import (
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/interchange/app"
 	"github.com/zcustody/suite/services/interchange/withdrawal"
+	"github.com/zcustody/suite/services/trading"
 	tradingstore "github.com/zcustody/suite/services/trading/store"
 )
 
@@ -231,4 +232,41 @@ func TestLimitChangesFollowTheNewestPolicy(t *testing.T) {
 		t.Errorf("allowance after the lowering applied = %s, want 1", got)
 	}
 	refusedForLimit(t, "0.2 BTC with 0.1 left", create("WD-7", "0.2"), "0.1 BTC left of 1")
+}
+
+// TestLimitInUSD: a company limit in US dollars (at most 50,000 a withdrawal, 100,000 a day)
+// values each withdrawal at trading's price (BTC at 65,000): 0.8 BTC is over the maximum,
+// 0.5 and 0.7 BTC fit, 0.4 more does not (22,000 USD left). A currency without a fresh price
+// cannot be checked, so its withdrawal is refused, never let through.
+func TestLimitInUSD(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(p *app.Parts) {
+		p.Limits = policyLimits{{Name: "daily USD", Scope: "COMPANY", Currency: "USD", MaxPerTransaction: "50000", Amount: "100000", Window: "24h0m0s"}}
+	})
+	if err := f.ledger.store.PutPrice(context.Background(), trading.Price{Currency: "BTC", Price: "65000", UpdatedAt: f.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	f.ledger.fund(t, ztest, btcWallet, "BTC", "3")
+	f.ledger.fund(t, ztest, ethWallet, "ETH", "3")
+	create := func(id, wallet, currency, amount string) error {
+		r := withdrawalReq(id, amount)
+		r.WalletId, r.Currency = wallet, currency
+		if currency == "ETH" {
+			r.DestinationAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
+		}
+		_, err := f.engine.CreateWithdrawal(engineCtx(), r)
+		return err
+	}
+	refusedForLimit(t, "0.8 BTC (52,000 USD)", create("WD-1", btcWallet, "BTC", "0.8"), `"daily USD"`, "at most 50000 USD per withdrawal")
+	for _, id := range []string{"WD-2", "WD-3"} {
+		amount := map[string]string{"WD-2": "0.5", "WD-3": "0.7"}[id]
+		if err := create(id, btcWallet, "BTC", amount); err != nil {
+			t.Fatalf("%s BTC: %v", amount, err)
+		}
+	}
+	refusedForLimit(t, "0.4 BTC more (26,000 USD)", create("WD-4", btcWallet, "BTC", "0.4"), "22000 USD left of 100000")
+	refusedForLimit(t, "ETH without a price", create("WD-5", ethWallet, "ETH", "0.1"), "ETH has no fresh USD price")
+	if got := f.ledger.get(t, btcWallet, "BTC"); got != [3]string{"1.8", "3", "1.2"} {
+		t.Errorf("wallet = %v, want only WD-2 and WD-3 held", got)
+	}
 }

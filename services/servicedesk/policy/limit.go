@@ -34,7 +34,8 @@ type Limit struct {
 	// wallets together).
 	Scope   string
 	Wallets []string
-	// Currency is a currency code: the limit applies to withdrawals in it.
+	// Currency is a currency code: the limit applies to withdrawals in it; or USD: it applies
+	// to withdrawals in every currency, valued at trading's prices (LimitUSD).
 	Currency string
 	// MaxPerTransaction is the most one withdrawal may move ("" none).
 	MaxPerTransaction string
@@ -43,9 +44,12 @@ type Limit struct {
 	Window time.Duration
 }
 
+// LimitUSD is the currency of a limit valued in US dollars.
+const LimitUSD = "USD"
+
 // Applies reports whether l bounds a withdrawal of currency out of walletID.
 func (l Limit) Applies(walletID, currency string) bool {
-	if l.Currency != currency {
+	if l.Currency != currency && l.Currency != LimitUSD {
 		return false
 	}
 	return l.Scope == ScopeCompany || len(l.Wallets) == 0 || slices.Contains(l.Wallets, walletID)
@@ -73,7 +77,7 @@ func validateLimits(limits []Limit, k Known) error {
 			return apperr.Invalid(apperr.CodeFormat, field("wallets"), "limit %q: a %s limit names no wallets", l.Name, ScopeCompany)
 		case l.Currency == "":
 			return apperr.Invalid(apperr.CodeMissing, field("currency"), "Missing mandatory field: %s (limit %q)", field("currency"), l.Name)
-		case k.Currencies != nil && !slices.Contains(k.Currencies, l.Currency):
+		case k.Currencies != nil && l.Currency != LimitUSD && !slices.Contains(k.Currencies, l.Currency):
 			return apperr.Invalid(apperr.CodeFormat, field("currency"), "limit %q: currency %q is not known", l.Name, l.Currency)
 		case l.MaxPerTransaction == "" && l.Amount == "":
 			return apperr.Invalid(apperr.CodeMissing, field("amount"), "limit %q sets neither maxPerTransaction nor amount", l.Name)
@@ -91,7 +95,11 @@ func validateLimits(limits []Limit, k Known) error {
 			if a.value == "" {
 				continue
 			}
-			if v, err := amount.ParseAmount(a.value, LimitPlaces); err != nil || v.Sign() <= 0 {
+			places := int32(LimitPlaces)
+			if l.Currency == LimitUSD {
+				places = 2
+			}
+			if v, err := amount.ParseAmount(a.value, places); err != nil || v.Sign() <= 0 {
 				return apperr.Invalid(apperr.CodeFormat, field(a.name), "limit %q: %s must be a positive canonical decimal such as \"10.5\", got %q", l.Name, a.name, a.value)
 			}
 		}

@@ -276,6 +276,8 @@ func TestValidateLimits(t *testing.T) {
 	}{
 		{"valid", []policy.Limit{daily, {Name: "company", Scope: policy.ScopeCompany, Currency: "ETH", Amount: "10", Window: time.Hour}}, "", ""},
 		{"a per-transaction maximum alone", with(func(l *policy.Limit) { l.Amount, l.Window = "", 0 }), "", ""},
+		{"a limit in USD", with(func(l *policy.Limit) { l.Currency, l.MaxPerTransaction, l.Amount = "USD", "50000", "100000.5" }), "", ""},
+		{"USD finer than cents", with(func(l *policy.Limit) { l.Currency, l.Amount = "USD", "0.001" }), "ER-108", "limits[0].amount"},
 		{"no name", with(func(l *policy.Limit) { l.Name = "" }), "ER-101", "limits[0].name"},
 		{"an unknown scope", with(func(l *policy.Limit) { l.Scope = "DESK" }), "ER-108", "limits[0].scope"},
 		{"a company limit naming wallets", with(func(l *policy.Limit) { l.Scope = policy.ScopeCompany }), "ER-108", "limits[0].wallets"},
@@ -308,5 +310,8 @@ func TestValidateLimits(t *testing.T) {
 	}
 	if !daily.Applies("ZTEST-TW-0000000001", "BTC") || daily.Applies("ZTEST-TW-0000000002", "BTC") || daily.Applies("ZTEST-TW-0000000001", "ETH") {
 		t.Error("a wallet limit applies to its wallets in its currency only")
+	}
+	if usd := (policy.Limit{Scope: policy.ScopeCompany, Currency: "USD"}); !usd.Applies("ZTEST-TW-0000000001", "ETH") {
+		t.Error("a limit in USD applies to every currency")
 	}
 }

@@ -251,8 +251,14 @@ func parseLeg(i int, l *tradingv1.JournalLeg) (journal.Leg, *store.WalletRef, er
 	case side == "":
 		return journal.Leg{}, nil, apperr.Invalid(apperr.CodeFormat, field("side"), "%s must be LEG_SIDE_DEBIT or LEG_SIDE_CREDIT", field("side"))
 	}
-	a, err := legAmount(field("amount"), l.GetCurrency(), l.GetAmount())
-	if err != nil {
+	var a amount.Amount
+	var err error
+	if l.GetCurrency() == trading.LimitUSD && trading.IsLimitHolder(l.GetAccount()) {
+		// A limit valued in US dollars: its holders alone keep USD.
+		if a, err = amount.ParsePositiveAmount(l.GetAmount(), trading.LimitUSDPlaces); err != nil {
+			return journal.Leg{}, nil, apperr.Invalid(apperr.CodeFormat, field("amount"), "%s must be a positive canonical amount in cents", field("amount"))
+		}
+	} else if a, err = legAmount(field("amount"), l.GetCurrency(), l.GetAmount()); err != nil {
 		return journal.Leg{}, nil, err
 	}
 	leg := journal.Leg{Holder: l.GetAccount(), Currency: l.GetCurrency(), Side: side, Amount: a}
