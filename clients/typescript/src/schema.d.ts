@@ -1551,6 +1551,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "withdrawal.limit_refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event withdrawal.limit_refused
+         * @description Sent for each `withdrawal.limit_refused` event to every active subscription that takes its type; its `data` is described by WithdrawalEventData.
+         */
+        post: operations["withdrawalLimitRefusedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "withdrawal.pending_confirmation": {
         parameters: {
             query?: never;
@@ -9407,6 +9427,51 @@ export interface operations {
                     data: components["schemas"]["WithdrawalEventData"];
                     /** @constant */
                     type: "withdrawal.declined";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is suspended at once (its deliveries are kept; re-enable it to resume). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: the event is kept. The body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    withdrawalLimitRefusedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same in every attempt and resend of it; keep it to drop repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Epoch seconds of this attempt (each attempt is signed anew); refuse one far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>`
+                 *     (HMAC-SHA256 with the subscription's `whsec_` secret; two during a rotation's overlap)
+                 *     and `v1a,<base64>` (Ed25519, verified with the subscription's `whpk_` public key).
+                 *     Accept the delivery when one of them verifies.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    data: components["schemas"]["WithdrawalEventData"];
+                    /** @constant */
+                    type: "withdrawal.limit_refused";
                 };
             };
         };

@@ -2059,7 +2059,7 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\x0eEventAmountSum\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
 	"\x06ledger\x18\x02 \x01(\tR\x06ledger\x12\x16\n" +
-	"\x06amount\x18\x03 \x01(\tR\x06amount\"\xf6\x06\n" +
+	"\x06amount\x18\x03 \x01(\tR\x06amount\"\x92\a\n" +
 	"\x13WithdrawalEventData\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x1d\n" +
@@ -2086,7 +2086,7 @@ const file_events_v1_data_proto_rawDesc = "" +
 	"\tcompleted\x18\x10 \x01(\bR\tcompleted\x12/\n" +
 	"\x11network_fee_limit\x18\x11 \x01(\tH\x06R\x0fnetworkFeeLimit\x88\x01\x01\x12$\n" +
 	"\vnetwork_fee\x18\x12 \x01(\tH\aR\n" +
-	"networkFee\x88\x01\x01:Q\xaa\x9f\x19\x1fwithdrawal.pending_confirmation\xaa\x9f\x19\x13withdrawal.accepted\xaa\x9f\x19\x13withdrawal.declinedB\x16\n" +
+	"networkFee\x88\x01\x01:m\xaa\x9f\x19\x1fwithdrawal.pending_confirmation\xaa\x9f\x19\x13withdrawal.accepted\xaa\x9f\x19\x13withdrawal.declined\xaa\x9f\x19\x18withdrawal.limit_refusedB\x16\n" +
 	"\x14_destination_addressB\x18\n" +
 	"\x16_destination_wallet_idB\r\n" +
 	"\v_request_idB\x12\n" +

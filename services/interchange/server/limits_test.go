@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/zcustody/suite/platform/apperr"
+	"github.com/zcustody/suite/platform/events"
 	interchangev1 "github.com/zcustody/suite/proto/interchange/v1"
 	servicedeskv1 "github.com/zcustody/suite/proto/servicedesk/v1"
 	"github.com/zcustody/suite/services/interchange/app"
@@ -111,6 +114,24 @@ func TestWithdrawalLimits(t *testing.T) {
 		if w.GetStatus() != withdrawal.StatusDeclined || !strings.HasPrefix(w.GetReason(), withdrawal.ReasonLimitPrefix) {
 			t.Errorf("%s is %s (%q), want declined at creation for its limit", w.GetTransferId(), w.GetStatus(), w.GetReason())
 		}
+	}
+	// The refusal is an event of its own, after the withdrawal's declined event.
+	var doc struct {
+		Outbox []bson.Raw `bson:"outbox"`
+	}
+	if err := f.db.Collection("withdrawals").FindOne(context.Background(), bson.D{{Key: "_id", Value: "WD-2"}}).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, raw := range doc.Outbox {
+		e, err := events.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, e.Type)
+	}
+	if fmt.Sprint(types) != "[withdrawal.pending_confirmation withdrawal.declined withdrawal.limit_refused]" {
+		t.Errorf("events of WD-2 = %v, want its creation, its decline and the limit's refusal", types)
 	}
 }
 

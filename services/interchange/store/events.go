@@ -142,9 +142,19 @@ func withdrawalEventType(status string) string {
 // (without the client's service request and custody wallet), but interchange does not know
 // which company operates a venue (only the deciding caller's principal names its venues), so
 // no event goes to it.
+//
+// A withdrawal declined at its creation because it did not fit under a limit of its
+// company's approval policy is also a withdrawal.limit_refused event (the reason names the
+// limit and what is left of it), after its withdrawal.declined.
 func withdrawalDrafts(ctx context.Context, w withdrawal.Withdrawal, previous string) []outbox.Draft {
-	return []outbox.Draft{{Type: withdrawalEventType(w.Status), CompanyID: w.CompanyID, EntityType: EntityWithdrawal,
+	drafts := []outbox.Draft{{Type: withdrawalEventType(w.Status), CompanyID: w.CompanyID, EntityType: EntityWithdrawal,
 		EntityID: w.TransferID, Data: withdrawalView(w, previous), RequestID: outbox.RequestID(ctx)}}
+	if w.Status == withdrawal.StatusDeclined && previous == withdrawal.StatusPending && strings.HasPrefix(w.Reason, withdrawal.ReasonLimitPrefix) {
+		refused := drafts[0]
+		refused.Type = EntityWithdrawal + ".limit_refused"
+		drafts = append(drafts, refused)
+	}
+	return drafts
 }
 
 // withdrawalView is w as its client's record in the withdrawal search shows it.
