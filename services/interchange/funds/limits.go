@@ -2,6 +2,8 @@ package funds
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -314,7 +316,9 @@ func applies(lim *servicedeskv1.PolicyLimit, w withdrawal.Withdrawal) bool {
 	return false
 }
 
-// limitHoldID is the hold of w's reservation on a limit account.
+// limitHoldID is the hold of w's reservation on a limit account: the account by a short hash
+// of its name, so that the id stays within the journal's bound whatever the transfer id.
 func limitHoldID(w withdrawal.Withdrawal, account string) string {
-	return "wd:" + w.TransferID + ":" + account
+	sum := sha256.Sum256([]byte(account))
+	return "wd:" + w.TransferID + ":limit:" + hex.EncodeToString(sum[:8])
 }
