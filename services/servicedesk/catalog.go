@@ -129,7 +129,7 @@ type terms struct {
 // custodianServices are offered to the custodian's own company only (Service.CustodianOnly).
 var custodianServices = []string{catalog.LedgerReversal}
 
-// Catalog returns the services of the suite: the twelve of DESIGN.md §7, the trading wallet
+// Catalog returns the services of the suite: the contract's twelve, the trading wallet
 // withdrawal, the ledger reversal and the approval policy change (docs/decisions.md), each
 // the registry's entry (services/internal/catalog) with the service desk's terms.
 func Catalog() []Service {

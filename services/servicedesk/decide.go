@@ -3,9 +3,7 @@ package servicedesk
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/zcustody/suite/platform/apperr"
 	"github.com/zcustody/suite/platform/signing"
@@ -125,7 +123,7 @@ func Decide(a Actor, r Request, d Decision) (Transition, error) {
 	case a.Email == r.CreatedBy:
 		return Transition{}, apperr.Forbidden("four-eyes rule: the maker of request %s cannot authorise it", r.ID)
 	case !rule.Eligible(approver, r.CreatedBy):
-		return Transition{}, apperr.Forbidden("only an approver of rule %q (policy version %d; %s) can authorise request %s", rule.Name, r.PolicyVersion, groupsOf(rule), r.ID)
+		return Transition{}, apperr.Forbidden("only an approver of rule %q (policy version %d; %s) can authorise request %s", rule.Name, r.PolicyVersion, rule.GroupsText(), r.ID)
 	case r.Approved(a.Email):
 		return Transition{}, apperr.Conflict(apperr.CodeConflict, "%s already approved request %s: each approver counts once", a.Email, r.ID)
 	}
@@ -149,18 +147,6 @@ func Decide(a Actor, r Request, d Decision) (Transition, error) {
 	}
 	t.Updated = a.Email
 	return t, nil
-}
-
-// groupsOf describes a rule's approval groups for an error: "2 of treasury AND 1 of risk".
-func groupsOf(r policy.Rule) string {
-	parts := make([]string, 0, len(r.Groups))
-	for _, g := range r.Groups {
-		parts = append(parts, fmt.Sprintf("%d of %s", g.Threshold, g.Name))
-	}
-	if len(parts) == 0 {
-		return "no approvers"
-	}
-	return strings.Join(parts, " "+r.Combine+" ")
 }
 
 // confirm is the maker's confirmation: on to a checker, or authorised when the service

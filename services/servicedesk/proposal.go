@@ -325,23 +325,6 @@ func kindOf(k reflect.Kind) string {
 	return "another kind of value"
 }
 
-// RulesJSON is rules as the policy API shows them (the shape a proposal's payload takes).
-func RulesJSON(rules []policy.Rule) []map[string]any {
-	out := make([]map[string]any, 0, len(rules))
-	for _, r := range rules {
-		groups := make([]groupJSON, 0, len(r.Groups))
-		for _, g := range r.Groups {
-			groups = append(groups, groupJSON(g))
-		}
-		raw, _ := json.Marshal(ruleJSON{Name: r.Name, Operations: r.Operations, Wallets: r.Wallets, Currencies: r.Currencies,
-			MinUSD: r.MinUSD, Destinations: r.Destinations, Action: r.Action, Groups: groups, Combine: r.Combine})
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		out = append(out, m)
-	}
-	return out
-}
-
 // MaxPolicyVersions bounds the versions PolicyVersions lists.
 const MaxPolicyVersions = 100
 

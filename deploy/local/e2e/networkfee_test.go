@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -48,10 +47,7 @@ func TestWithdrawalPostedForItsNetworkFee(t *testing.T) {
 	}
 	// The post comes at least a millisecond after the hold, so a balance as of the hold's
 	// time cannot include it.
-	holdAt := gatewayTime(t, held[1].CreatedAt)
-	for !time.Now().After(holdAt.Add(time.Millisecond)) {
-		time.Sleep(time.Until(holdAt.Add(2 * time.Millisecond)))
-	}
+	waitPast(t, postedAt(t, held[1]))
 	wantOK(t, decide("ACCEPT", "", "0.0003"), &struct{}{})
 	wantOK(t, decide("ACCEPT", "", "0.0003"), &struct{}{}) // the same decision again
 	wantError(t, decide("ACCEPT", "", "0.0004"), http.StatusConflict, "ER-104")
@@ -91,14 +87,4 @@ func TestWithdrawalPostedForItsNetworkFee(t *testing.T) {
 		found.Items[0].Status != "ACCEPTED" || !found.Items[0].Completed {
 		t.Errorf("withdrawal search = %+v, want %s ACCEPTED and completed with limit 0.001 and fee 0.0003", found.Items, id)
 	}
-}
-
-// gatewayTime reads a time the gateway wrote (RFC 3339).
-func gatewayTime(t *testing.T, s string) time.Time {
-	t.Helper()
-	ts, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatalf("time %q: %v", s, err)
-	}
-	return ts
 }

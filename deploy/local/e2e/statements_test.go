@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -106,8 +107,8 @@ func waitPast(t *testing.T, ts time.Time) {
 	if ahead := time.Until(next); ahead > time.Second {
 		t.Fatalf("the suite recorded %s, %s ahead of the test's clock", ts.Format(time.RFC3339Nano), ahead)
 	}
-	for now := time.Now(); now.Before(next); now = time.Now() {
-		<-time.After(next.Sub(now))
+	for time.Now().Before(next) { // at most a millisecond: the clock passing it is the event
+		runtime.Gosched()
 	}
 }
 

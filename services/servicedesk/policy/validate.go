@@ -100,14 +100,18 @@ func checkProposable(i int, r Rule, k Known) error {
 		if !r.Tally(approvers, maker.Email).Met {
 			return apperr.Invalid(apperr.CodeLength, fmt.Sprintf("rules[%d].groups", i),
 				"rule %q decides policy changes, but a proposal by %s could never be approved: its groups (%s) lack enough users other than the proposer who may approve (%s)",
-				r.Name, maker.Email, describeGroups(r), strings.Join(k.ApproverRoles, " or "))
+				r.Name, maker.Email, r.GroupsText(), strings.Join(k.ApproverRoles, " or "))
 		}
 	}
 	return nil
 }
 
-// describeGroups is "2 of treasury AND 1 of risk".
-func describeGroups(r Rule) string {
+// GroupsText describes r's approval groups for a message: "2 of treasury AND 1 of risk"
+// ("no approvers" when it has none).
+func (r Rule) GroupsText() string {
+	if len(r.Groups) == 0 {
+		return "no approvers"
+	}
 	parts := make([]string, 0, len(r.Groups))
 	for _, g := range r.Groups {
 		parts = append(parts, fmt.Sprintf("%d of %s", g.Threshold, g.Name))

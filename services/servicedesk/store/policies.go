@@ -134,13 +134,11 @@ func (doc policyDoc) policy() policy.Policy {
 	return p
 }
 
-// MaxPolicyVersions bounds the versions PolicyVersions lists (the newest first).
-const MaxPolicyVersions = 100
-
-// PolicyVersions returns the company's policy versions, newest first, at most limit.
+// PolicyVersions returns the company's policy versions, newest first, at most limit (which
+// the desk bounds: servicedesk.MaxPolicyVersions).
 func (s *Store) PolicyVersions(ctx context.Context, companyID string, limit int64) ([]policy.Policy, error) {
 	cur, err := s.db.Collection(colPolicies).Find(ctx, bson.D{{Key: "companyId", Value: companyID}},
-		options.Find().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "version", Value: -1}}).SetLimit(min(limit, MaxPolicyVersions)))
+		options.Find().SetSort(bson.D{{Key: "companyId", Value: 1}, {Key: "version", Value: -1}}).SetLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("read the policies of %s: %w", companyID, err)
 	}
